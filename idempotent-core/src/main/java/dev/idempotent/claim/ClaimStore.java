@@ -1,0 +1,32 @@
+package dev.idempotent.claim;
+
+/**
+ * Storage SPI for claims. Implementations are atomic per call and join the caller's transaction: every
+ * method runs in the transaction bound to the current thread, so that the claim, the business write and the
+ * status update commit or roll back together.
+ * <p>Implementations must be thread-safe.
+ *
+ * @since 0.1.0
+ */
+public interface ClaimStore {
+
+	/**
+	 * Claim a key: one atomic INSERT guarded by a unique index on (scope, key), never a SELECT before it.
+	 * A FAILED row is taken over; any other existing row is an idempotent hit.
+	 * @param request what to claim, never {@code null}
+	 * @return {@link ClaimResult.Claimed} if the caller now owns the key, {@link ClaimResult.Hit} otherwise
+	 * @throws TransientClaimException on a deadlock or lock-wait timeout between concurrent claims; the caller
+	 * should retry the whole transaction
+	 * @throws org.springframework.dao.DataAccessException on any other database failure
+	 */
+	ClaimResult claim(ClaimRequest request);
+
+	/**
+	 * Mark a claimed key SUCCEEDED, in the same transaction as the claim.
+	 * @param request the request that was claimed, never {@code null}
+	 * @throws IllegalStateException if no row was claimed for the request
+	 * @throws org.springframework.dao.DataAccessException on a database failure
+	 */
+	void markSucceeded(ClaimRequest request);
+
+}

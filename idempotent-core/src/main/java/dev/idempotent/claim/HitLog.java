@@ -1,0 +1,36 @@
+package dev.idempotent.claim;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the one INFO line of an idempotent hit to its own logger, {@value #LOGGER_NAME}, so that hits can be
+ * routed, sampled or silenced without touching other logs. A hit is expected behaviour: never an ERROR.
+ *
+ * @since 0.1.0
+ */
+public final class HitLog {
+
+	/** The name of the logger that receives one INFO line per hit. */
+	public static final String LOGGER_NAME = "dev.idempotent.hits";
+
+	private static final Logger logger = LoggerFactory.getLogger(LOGGER_NAME);
+
+	private HitLog() {
+	}
+
+	/**
+	 * Log a hit at INFO.
+	 * @param request the request that hit, never {@code null}
+	 * @param hit what the claim found, never {@code null}
+	 */
+	public static void log(ClaimRequest request, ClaimResult.Hit hit) {
+		if (logger.isInfoEnabled()) {
+			logger.info("Idempotent hit: scope={} key={} source={} status={} first_processed_at={}; skipped",
+					request.scope(), request.key(), (request.source() != null) ? request.source() : "-",
+					(hit.status() != null) ? hit.status() : "unknown",
+					(hit.firstProcessedAt() != null) ? hit.firstProcessedAt() : "unknown");
+		}
+	}
+
+}

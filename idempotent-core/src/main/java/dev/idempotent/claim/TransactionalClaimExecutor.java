@@ -1,0 +1,149 @@
+package dev.idempotent.claim;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import dev.idempotent.metrics.ClaimListener;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Runs work under a claim, in one transaction (DESIGN.md, section 2, mode {@code TRANSACTIONAL}):
+ * <ol>
+ * <li>begin a transaction on the business database, or join the one already active on this thread;</li>
+ * <li>claim the key with one INSERT;</li>
+ * <li>claimed: run the work, mark the row SUCCEEDED, commit; a failure of the work rolls back the claim
+ * together with the work's own writes;</li>
+ * <li>hit: skip the work, log one INFO line on {@value HitLog#LOGGER_NAME}, count it, end the transaction
+ * cleanly.</li>
+ * </ol>
+ * The method returns only after the transaction committed (unless it joined an outer transaction, which then
+ * decides), so a caller that commits a Kafka offset after this method returns never commits it before the
+ * database.
+ * <p>A deadlock or lock-wait timeout of the claim ({@link TransientClaimException}) retries the whole
+ * transaction up to {@code maxTransientRetries} times when this executor began it; a joined transaction is
+ * already rolled back by the database, so the exception is passed to the caller.
+ * <p>Thread-safe.
+ *
+ * @since 0.1.0
+ */
+public class TransactionalClaimExecutor {
+
+	/** Default number of times a transaction is retried after a transient claim failure. */
+	public static final int DEFAULT_MAX_TRANSIENT_RETRIES = 5;
+
+	private static final Logger logger = LoggerFactory.getLogger(TransactionalClaimExecutor.class);
+
+	private final ClaimStore store;
+
+	private final TransactionTemplate transactionTemplate;
+
+	private final ClaimListener listener;
+
+	private final int maxTransientRetries;
+
+	/**
+	 * Create an executor.
+	 * @param store the claim store, working on the same database as {@code transactionManager}
+	 * @param transactionManager the business database's transaction manager
+	 * @param listener observes claims; use {@link ClaimListener#NO_OP} for none
+	 * @param maxTransientRetries how often to retry a transaction after a transient claim failure, 0 or more
+	 * @throws IllegalArgumentException if {@code maxTransientRetries} is negative
+	 */
+	public TransactionalClaimExecutor(ClaimStore store, PlatformTransactionManager transactionManager,
+			ClaimListener listener, int maxTransientRetries) {
+		if (maxTransientRetries < 0) {
+			throw new IllegalArgumentException("maxTransientRetries must not be negative");
+		}
+		this.store = store;
+		this.transactionTemplate = new TransactionTemplate(transactionManager);
+		this.transactionTemplate.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
+		this.listener = listener;
+		this.maxTransientRetries = maxTransientRetries;
+	}
+
+	/**
+	 * Claim {@code request} and run {@code work} if the key was not processed before.
+	 * @param request what to claim, never {@code null}
+	 * @param work the work to run in the claim's transaction, never {@code null}
+	 * @param <T> the work's result type
+	 * @return {@link ClaimOutcome.Processed} after the work ran and the transaction committed, or
+	 * {@link ClaimOutcome.Skipped} for an idempotent hit
+	 * @throws Throwable whatever the work threw (after the rollback); {@link TransientClaimException} when the
+	 * retries are spent; a {@link org.springframework.dao.DataAccessException} or
+	 * {@link org.springframework.transaction.TransactionException} when the database or the commit fails
+	 */
+	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, ClaimedWork<T> work)
+			throws Throwable {
+		boolean joined = TransactionSynchronizationManager.isActualTransactionActive();
+		int retries = 0;
+		while (true) {
+			try {
+				ClaimOutcome<T> outcome = this.transactionTemplate.execute((status) -> claimAndRun(request, work));
+				return Objects.requireNonNull(outcome);
+			}
+			catch (TransientClaimException ex) {
+				if (joined || retries >= this.maxTransientRetries) {
+					throw ex;
+				}
+				retries++;
+				logger.debug("Retrying claim of scope={} key={} after a transient failure ({} of {})",
+						request.scope(), request.key(), retries, this.maxTransientRetries, ex);
+			}
+			catch (WorkFailure failure) {
+				throw failure.getCause();
+			}
+		}
+	}
+
+	private <T extends @Nullable Object> ClaimOutcome<T> claimAndRun(ClaimRequest request, ClaimedWork<T> work) {
+		long start = System.nanoTime();
+		ClaimResult result = this.store.claim(request);
+		Duration latency = Duration.ofNanos(System.nanoTime() - start);
+		if (result instanceof ClaimResult.Hit hit) {
+			this.listener.onHit(request, hit, latency);
+			HitLog.log(request, hit);
+			return new ClaimOutcome.Skipped<>(hit);
+		}
+		boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
+		this.listener.onClaimed(request, reclaimed, latency);
+		T value = run(work);
+		this.store.markSucceeded(request);
+		return new ClaimOutcome.Processed<>(value, reclaimed);
+	}
+
+	private static <T extends @Nullable Object> T run(ClaimedWork<T> work) {
+		try {
+			return work.run();
+		}
+		catch (RuntimeException | Error ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new WorkFailure(ex);
+		}
+	}
+
+	/** Carries a checked exception of the work through the transaction template, which rolls back on it. */
+	private static final class WorkFailure extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		WorkFailure(Throwable cause) {
+			super(cause.getMessage(), cause, false, false);
+		}
+
+		@Override
+		public synchronized Throwable getCause() {
+			return Objects.requireNonNull(super.getCause());
+		}
+
+	}
+
+}

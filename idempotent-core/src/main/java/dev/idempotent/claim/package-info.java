@@ -1,0 +1,8 @@
+/**
+ * The claim: requests, results, statuses, the claim store SPI and the transactional executor that runs
+ * "claim, then work, then mark SUCCEEDED" or "hit, skip" in one transaction.
+ */
+@NullMarked
+package dev.idempotent.claim;
+
+import org.jspecify.annotations.NullMarked;

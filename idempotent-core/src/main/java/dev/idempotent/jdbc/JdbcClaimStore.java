@@ -1,0 +1,203 @@
+package dev.idempotent.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+
+import javax.sql.DataSource;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.ClaimResult;
+import dev.idempotent.claim.ClaimStatus;
+import dev.idempotent.claim.ClaimStore;
+import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.claim.TransientClaimException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+
+/**
+ * A {@link ClaimStore} on an idempotency table in the business database.
+ * <p>The claim is one INSERT guarded by the unique index on (scope, idempotency_key). Its own result decides:
+ * a duplicate-key error of that INSERT (recognised by vendor code, see {@link SqlDialect}) is a hit; the row is
+ * then read only to report its status and first-processing time, and a FAILED row is taken over by a
+ * conditional UPDATE, which is atomic on its own. No SELECT ever decides a claim, because a REPEATABLE READ
+ * snapshot may not show a row that another transaction committed after the snapshot was taken.
+ * <p>Concurrent claims of one key serialise on the unique index: the second INSERT waits until the first
+ * transaction ends, then fails as a duplicate (the first committed) or succeeds (the first rolled back).
+ * <p>All statements run on the connection bound to the current transaction (Spring's
+ * {@link DataSourceUtils}), so they commit or roll back with the business write. Calling the store outside a
+ * transaction is refused, since the claim would then commit on its own.
+ * <p>Times are written and read as UTC on the JVM's {@link Clock}, whatever the JVM's and the server's time
+ * zones are. Thread-safe.
+ *
+ * @since 0.1.0
+ */
+public class JdbcClaimStore implements ClaimStore {
+
+	private final DataSource dataSource;
+
+	private final SqlDialect dialect;
+
+	private final ClaimStatements sql;
+
+	private final Clock clock;
+
+	private final SQLExceptionTranslator translator;
+
+	/**
+	 * Create a store.
+	 * @param dataSource the business database, never {@code null}
+	 * @param table the idempotency table, never {@code null}
+	 * @param dialect the database's dialect, see {@link SqlDialect#detect}
+	 * @param clock the clock for created/updated times; its zone is ignored (times are UTC)
+	 */
+	public JdbcClaimStore(DataSource dataSource, TableName table, SqlDialect dialect, Clock clock) {
+		this.dataSource = dataSource;
+		this.dialect = dialect;
+		this.sql = ClaimStatements.forTable(table);
+		this.clock = clock;
+		this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
+	}
+
+	/**
+	 * Return the dialect this store uses.
+	 * @return the dialect, never {@code null}
+	 */
+	public SqlDialect getDialect() {
+		return this.dialect;
+	}
+
+	@Override
+	public ClaimResult claim(ClaimRequest request) {
+		Connection connection = transactionalConnection();
+		try {
+			LocalDateTime now = now();
+			if (insert(connection, request, now)) {
+				return new ClaimResult.Claimed(false);
+			}
+			if (reclaim(connection, request, now)) {
+				return new ClaimResult.Claimed(true);
+			}
+			return readHit(connection, request);
+		}
+		catch (SQLException ex) {
+			throw translate("claim", request, ex);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	@Override
+	public void markSucceeded(ClaimRequest request) {
+		Connection connection = transactionalConnection();
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.markSucceeded())) {
+			ps.setObject(1, now());
+			ps.setString(2, request.scope());
+			ps.setString(3, request.key());
+			if (ps.executeUpdate() != 1) {
+				throw new IllegalStateException("No PROCESSING claim to mark SUCCEEDED for scope=" + request.scope()
+						+ " key=" + request.key());
+			}
+		}
+		catch (SQLException ex) {
+			throw translate("mark SUCCEEDED", request, ex);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	private boolean insert(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.insert())) {
+			ps.setString(1, request.scope());
+			ps.setString(2, request.key());
+			bindSource(ps, 3, request.source());
+			ps.setObject(6, now);
+			ps.setObject(7, now);
+			return ps.executeUpdate() == 1;
+		}
+		catch (SQLException ex) {
+			if (this.dialect.isDuplicateKey(ex)) {
+				return false;
+			}
+			throw ex;
+		}
+	}
+
+	private boolean reclaim(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.reclaim())) {
+			bindSource(ps, 1, request.source());
+			ps.setObject(4, now);
+			ps.setString(5, request.scope());
+			ps.setString(6, request.key());
+			return ps.executeUpdate() == 1;
+		}
+	}
+
+	private ClaimResult.Hit readHit(Connection connection, ClaimRequest request) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.read())) {
+			ps.setString(1, request.scope());
+			ps.setString(2, request.key());
+			try (ResultSet rs = ps.executeQuery()) {
+				if (!rs.next()) {
+					return new ClaimResult.Hit(null, null);
+				}
+				LocalDateTime created = rs.getObject(2, LocalDateTime.class);
+				return new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(1)),
+						(created != null) ? created.toInstant(ZoneOffset.UTC) : null);
+			}
+		}
+	}
+
+	private static void bindSource(PreparedStatement ps, int index, @Nullable DeliverySource source)
+			throws SQLException {
+		if (source == null) {
+			ps.setNull(index, Types.VARCHAR);
+			ps.setNull(index + 1, Types.INTEGER);
+			ps.setNull(index + 2, Types.BIGINT);
+		}
+		else {
+			ps.setString(index, source.topic());
+			ps.setInt(index + 1, source.partition());
+			ps.setLong(index + 2, source.offset());
+		}
+	}
+
+	private LocalDateTime now() {
+		Instant instant = this.clock.instant().truncatedTo(ChronoUnit.MICROS);
+		return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+	}
+
+	private Connection transactionalConnection() {
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		if (!DataSourceUtils.isConnectionTransactional(connection, this.dataSource)) {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+			throw new IllegalStateException("The claim store must run inside a transaction on its DataSource, "
+					+ "so that the claim commits together with the business write; none is active");
+		}
+		return connection;
+	}
+
+	private RuntimeException translate(String operation, ClaimRequest request, SQLException ex) {
+		String task = operation + " of scope=" + request.scope() + " key=" + request.key();
+		if (this.dialect.isTransient(ex)) {
+			return new TransientClaimException("Transient failure during " + task, ex);
+		}
+		DataAccessException translated = this.translator.translate(task, null, ex);
+		return (translated != null) ? translated
+				: new org.springframework.jdbc.UncategorizedSQLException(task, null, ex);
+	}
+
+}

@@ -1,0 +1,76 @@
+package dev.idempotent.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.datasource.init.ScriptUtils;
+
+/**
+ * Creates the idempotency table from the dialect's shipped DDL ({@code sql/schema-<dialect>.sql}, also inside
+ * the jar), with the configured table name in place of {@code idempotent_claim}. The DDL uses
+ * {@code CREATE TABLE IF NOT EXISTS}, so running it again is harmless. Schema creation is opt-in: Flyway or
+ * Liquibase users copy the file into their migrations instead.
+ * <p>Thread-safe.
+ *
+ * @since 0.1.0
+ */
+public final class SchemaInitializer {
+
+	private final DataSource dataSource;
+
+	private final TableName table;
+
+	private final SqlDialect dialect;
+
+	/**
+	 * Create an initializer.
+	 * @param dataSource the business database
+	 * @param table the table to create
+	 * @param dialect the database's dialect
+	 */
+	public SchemaInitializer(DataSource dataSource, TableName table, SqlDialect dialect) {
+		this.dataSource = dataSource;
+		this.table = table;
+		this.dialect = dialect;
+	}
+
+	/**
+	 * Return the DDL for the configured table.
+	 * @return the SQL script, never {@code null}
+	 * @throws IllegalStateException if the dialect's DDL file is missing from the classpath
+	 */
+	public String ddl() {
+		ClassPathResource resource = new ClassPathResource(this.dialect.schemaLocation(),
+				SchemaInitializer.class.getClassLoader());
+		try (InputStream in = resource.getInputStream()) {
+			String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+			return script.replace("uk_" + TableName.DEFAULT + "_", "uk_" + this.table.simpleName() + "_")
+				.replace(TableName.DEFAULT, this.table.value());
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Missing DDL " + this.dialect.schemaLocation(), ex);
+		}
+	}
+
+	/**
+	 * Create the table if it does not exist.
+	 * @throws org.springframework.jdbc.datasource.init.ScriptException if a statement fails
+	 * @throws IllegalStateException if no connection can be obtained
+	 */
+	public void initialize() {
+		try (Connection connection = this.dataSource.getConnection()) {
+			ScriptUtils.executeSqlScript(connection, new ByteArrayResource(ddl().getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not create idempotency table " + this.table, ex);
+		}
+	}
+
+}

@@ -1,0 +1,171 @@
+package dev.idempotent.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The databases the JDBC claim store supports, and what differs between them: the DDL file, and how a
+ * duplicate key and a transient failure are recognised. Errors are recognised by vendor error code and
+ * SQLState, never by message text, which changes with the server's language.
+ * <ul>
+ * <li>MySQL and MariaDB: duplicate = vendor code 1062 (or 1586); a duplicate does not abort the transaction.
+ * Transient = 1213 (deadlock) and 1205 (lock-wait timeout).</li>
+ * <li>H2: duplicate = 23505; a duplicate does not abort the transaction. Transient = 40001 (deadlock) and
+ * 50200 (lock timeout).</li>
+ * </ul>
+ * Thread-safe (an enum).
+ *
+ * @since 0.1.0
+ */
+public enum SqlDialect {
+
+	/** MySQL 8.x. */
+	MYSQL("mysql", Set.of(1062, 1586), Set.of(1213, 1205)),
+
+	/** MariaDB 10.6 and later. */
+	MARIADB("mariadb", Set.of(1062, 1586), Set.of(1213, 1205)),
+
+	/** H2 2.x, in any compatibility mode. */
+	H2("h2", Set.of(23505), Set.of(40001, 50200));
+
+	private final String id;
+
+	private final Set<Integer> duplicateKeyCodes;
+
+	private final Set<Integer> transientCodes;
+
+	SqlDialect(String id, Set<Integer> duplicateKeyCodes, Set<Integer> transientCodes) {
+		this.id = id;
+		this.duplicateKeyCodes = duplicateKeyCodes;
+		this.transientCodes = transientCodes;
+	}
+
+	/**
+	 * Return the short name used in the DDL file name and in configuration.
+	 * @return e.g. {@code "mariadb"}
+	 */
+	public String id() {
+		return this.id;
+	}
+
+	/**
+	 * Return the classpath location of this dialect's DDL, also shipped as {@code sql/schema-<id>.sql}.
+	 * @return e.g. {@code "dev/idempotent/jdbc/schema/schema-mariadb.sql"}
+	 */
+	public String schemaLocation() {
+		return "dev/idempotent/jdbc/schema/schema-" + this.id + ".sql";
+	}
+
+	/**
+	 * Tell whether an exception raised by the claim INSERT is a duplicate of the unique (scope, key) index.
+	 * Only call it for errors of the claim statement itself, whose only unique index is the idempotency index.
+	 * @param ex the exception, never {@code null}
+	 * @return whether it signals a duplicate key
+	 */
+	public boolean isDuplicateKey(SQLException ex) {
+		return "23505".equals(ex.getSQLState()) || matches(ex, this.duplicateKeyCodes);
+	}
+
+	/**
+	 * Tell whether an exception is a deadlock or lock-wait timeout that a retry of the transaction resolves.
+	 * @param ex the exception, never {@code null}
+	 * @return whether it is transient
+	 */
+	public boolean isTransient(SQLException ex) {
+		return "40001".equals(ex.getSQLState()) || "40P01".equals(ex.getSQLState())
+				|| matches(ex, this.transientCodes);
+	}
+
+	private static boolean matches(SQLException ex, Set<Integer> codes) {
+		for (Throwable t = ex; t != null; t = t.getCause()) {
+			if (t instanceof SQLException sql && codes.contains(sql.getErrorCode())) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Detect the dialect from a connection's metadata.
+	 * @param metaData the metadata of a connection to the database, never {@code null}
+	 * @return the dialect
+	 * @throws SQLException if the metadata cannot be read
+	 * @throws UnsupportedDatabaseException if the database is not supported
+	 */
+	public static SqlDialect detect(DatabaseMetaData metaData) throws SQLException {
+		String product = metaData.getDatabaseProductName();
+		String version = metaData.getDatabaseProductVersion();
+		String name = (product != null) ? product.toLowerCase(Locale.ROOT) : "";
+		if (name.contains("mariadb") || (name.contains("mysql") && version != null
+				&& version.toLowerCase(Locale.ROOT).contains("mariadb"))) {
+			return MARIADB;
+		}
+		if (name.contains("mysql")) {
+			return MYSQL;
+		}
+		if (name.equals("h2")) {
+			return H2;
+		}
+		throw new UnsupportedDatabaseException(product + " " + version);
+	}
+
+	/**
+	 * Detect the dialect of a data source, borrowing one connection.
+	 * @param dataSource the business database, never {@code null}
+	 * @return the dialect
+	 * @throws UnsupportedDatabaseException if the database is not supported
+	 * @throws IllegalStateException if no connection can be obtained
+	 */
+	public static SqlDialect detect(DataSource dataSource) {
+		try (Connection connection = dataSource.getConnection()) {
+			return detect(connection.getMetaData());
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read the database metadata to detect the SQL dialect of "
+					+ "the idempotency table; set idempotent.jdbc.dialect to skip detection", ex);
+		}
+	}
+
+	/**
+	 * Return the dialect with the given {@link #id()}, ignoring case.
+	 * @param id the short name, e.g. {@code "mysql"}
+	 * @return the dialect
+	 * @throws IllegalArgumentException if no dialect has that name
+	 */
+	public static SqlDialect fromId(String id) {
+		return Arrays.stream(values())
+			.filter((dialect) -> dialect.id.equalsIgnoreCase(id))
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("Unknown idempotency SQL dialect '" + id
+					+ "'; supported: " + supportedIds()));
+	}
+
+	static String supportedIds() {
+		return Arrays.stream(values()).map(SqlDialect::id).collect(Collectors.joining(", "));
+	}
+
+	/**
+	 * Thrown when the database is not one of the supported ones.
+	 */
+	public static final class UnsupportedDatabaseException extends IllegalStateException {
+
+		private static final long serialVersionUID = 1L;
+
+		UnsupportedDatabaseException(@Nullable String database) {
+			super("Unsupported database for the idempotency table: " + database + ". Supported: "
+					+ supportedIds() + ". If the database is compatible with one of them, set the dialect "
+					+ "explicitly (property idempotent.jdbc.dialect).");
+		}
+
+	}
+
+}

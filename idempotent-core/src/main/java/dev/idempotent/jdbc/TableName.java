@@ -1,0 +1,47 @@
+package dev.idempotent.jdbc;
+
+import java.util.regex.Pattern;
+
+/**
+ * A validated SQL table name, optionally qualified by a schema ({@code schema.table}). Each part is an
+ * unquoted identifier of at most 63 characters: a letter or underscore, then letters, digits or underscores.
+ * Table names come from configuration and are written into SQL text, so anything else is refused: this is
+ * what keeps SQL injection out. Values are always bind parameters.
+ *
+ * @param value the name as written in SQL, never {@code null}
+ * @since 0.1.0
+ */
+public record TableName(String value) {
+
+	/** The default table name, as in the shipped DDL. */
+	public static final String DEFAULT = "idempotent_claim";
+
+	private static final Pattern VALID = Pattern
+		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+	/**
+	 * Create a table name.
+	 * @throws IllegalArgumentException if the name is not a plain identifier, optionally schema-qualified
+	 */
+	public TableName {
+		if (value == null || !VALID.matcher(value).matches()) {
+			throw new IllegalArgumentException("Invalid idempotency table name '" + value
+					+ "': use letters, digits and underscores, starting with a letter or underscore, "
+					+ "at most 63 characters, optionally prefixed by 'schema.'");
+		}
+	}
+
+	/**
+	 * Return the table name without its schema.
+	 * @return the unqualified name
+	 */
+	public String simpleName() {
+		return this.value.substring(this.value.indexOf('.') + 1);
+	}
+
+	@Override
+	public String toString() {
+		return this.value;
+	}
+
+}

@@ -1,0 +1,28 @@
+package dev.idempotent.key;
+
+/**
+ * Why an idempotency key was rejected. The name of each constant is what the dead-letter header carries.
+ *
+ * @since 0.1.0
+ */
+public enum InvalidKeyReason {
+
+	/** The key source produced {@code null}, e.g. the key header is absent. */
+	NULL,
+
+	/** The key is empty or consists of white space only. */
+	BLANK,
+
+	/** The key has more characters (Unicode code points) than the configured maximum. */
+	TOO_LONG,
+
+	/** The key bytes (from a header) are not valid UTF-8. */
+	MALFORMED,
+
+	/** The key source produced a value of a type that has no stable text form. */
+	UNSUPPORTED_TYPE,
+
+	/** The key expression could not be evaluated against the record. */
+	EXPRESSION_FAILED
+
+}

@@ -1,0 +1,88 @@
+package dev.idempotent.metrics;
+
+import java.time.Duration;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.ClaimResult;
+import dev.idempotent.key.InvalidIdempotencyKeyException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * Records claims in Micrometer. Meters:
+ * <ul>
+ * <li>{@value #CLAIMS} (counter), tags {@code outcome} = {@value #CLAIMED} | {@value #RECLAIMED} |
+ * {@value #HIT} | {@value #REJECTED}, and {@code scope}. The hit ratio is
+ * {@code hit / (claimed + reclaimed + hit)}; a sudden rise means an upstream is re-sending in bulk.</li>
+ * <li>{@value #CLAIM_DURATION} (timer), tags {@code outcome} and {@code scope}: the time of the claim itself
+ * (the INSERT and, on a duplicate, the read of the existing row), not of the work.</li>
+ * </ul>
+ * Thread-safe.
+ *
+ * @since 0.1.0
+ */
+public class MicrometerClaimListener implements ClaimListener {
+
+	/** Counter of claims by outcome. */
+	public static final String CLAIMS = "idempotent.claims";
+
+	/** Timer of the claim statement(s). */
+	public static final String CLAIM_DURATION = "idempotent.claim.duration";
+
+	/** Outcome tag value: a new row was claimed. */
+	public static final String CLAIMED = "claimed";
+
+	/** Outcome tag value: a FAILED row was taken over. */
+	public static final String RECLAIMED = "reclaimed";
+
+	/** Outcome tag value: an idempotent hit. */
+	public static final String HIT = "hit";
+
+	/** Outcome tag value: the key was bad input. */
+	public static final String REJECTED = "rejected";
+
+	private final MeterRegistry registry;
+
+	/**
+	 * Create a listener.
+	 * @param registry the registry to record to, never {@code null}
+	 */
+	public MicrometerClaimListener(MeterRegistry registry) {
+		this.registry = registry;
+	}
+
+	@Override
+	public void onClaimed(ClaimRequest request, boolean reclaimed, Duration latency) {
+		record(request.scope(), reclaimed ? RECLAIMED : CLAIMED, latency);
+	}
+
+	@Override
+	public void onHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
+		record(request.scope(), HIT, latency);
+	}
+
+	@Override
+	public void onRejected(String scope, InvalidIdempotencyKeyException error) {
+		counter(scope, REJECTED).increment();
+	}
+
+	private void record(String scope, String outcome, Duration latency) {
+		counter(scope, outcome).increment();
+		Timer.builder(CLAIM_DURATION)
+			.description("Time taken by the idempotency claim")
+			.tag("scope", scope)
+			.tag("outcome", outcome)
+			.register(this.registry)
+			.record(latency);
+	}
+
+	private Counter counter(String scope, String outcome) {
+		return Counter.builder(CLAIMS)
+			.description("Idempotency claims by outcome")
+			.tag("scope", scope)
+			.tag("outcome", outcome)
+			.register(this.registry);
+	}
+
+}

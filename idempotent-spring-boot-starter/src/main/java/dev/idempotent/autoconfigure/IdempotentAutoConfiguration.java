@@ -1,0 +1,132 @@
+package dev.idempotent.autoconfigure;
+
+import java.time.Clock;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import dev.idempotent.claim.ClaimStore;
+import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.jdbc.JdbcClaimStore;
+import dev.idempotent.jdbc.SchemaInitializer;
+import dev.idempotent.jdbc.SqlDialect;
+import dev.idempotent.jdbc.TableName;
+import dev.idempotent.kafka.IdempotentListenerPostProcessor;
+import dev.idempotent.kafka.KeyRejectionHeaders;
+import dev.idempotent.kafka.ListenerMethods;
+import dev.idempotent.kafka.RecordCaptureInstaller;
+import dev.idempotent.key.InvalidIdempotencyKeyException;
+import dev.idempotent.key.KeyValidator;
+import dev.idempotent.metrics.ClaimListener;
+import dev.idempotent.metrics.CompositeClaimListener;
+import org.apache.kafka.common.TopicPartition;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.annotation.EnableKafka;
+import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.backoff.FixedBackOff;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Auto-configuration of {@link dev.idempotent.kafka.IdempotentListener}: the JDBC claim store on the
+ * application's {@link DataSource}, the transactional executor on its transaction manager, the advice around
+ * listener methods, capture of the current record on every listener container factory, and, when the
+ * application has none, an error handler that retries and then dead-letters. Every bean steps aside for one
+ * the application defines.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = { DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+		KafkaAutoConfiguration.class })
+@ConditionalOnClass({ EnableKafka.class, JdbcTemplate.class })
+@ConditionalOnBean(DataSource.class)
+@EnableConfigurationProperties(IdempotentProperties.class)
+public class IdempotentAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	SqlDialect idempotentSqlDialect(DataSource dataSource, IdempotentProperties properties) {
+		String dialect = properties.getJdbc().getDialect();
+		return (dialect != null) ? SqlDialect.fromId(dialect) : SqlDialect.detect(dataSource);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotentSchemaInitialization idempotentSchemaInitialization(DataSource dataSource, SqlDialect dialect,
+			IdempotentProperties properties) {
+		SchemaInitializer initializer = new SchemaInitializer(dataSource, new TableName(properties.getTableName()),
+				dialect);
+		return new IdempotentSchemaInitialization(dataSource, initializer, properties.getJdbc().getInitializeSchema());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ClaimStore idempotentClaimStore(DataSource dataSource, SqlDialect dialect, IdempotentProperties properties) {
+		return new JdbcClaimStore(dataSource, new TableName(properties.getTableName()), dialect, Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TransactionalClaimExecutor idempotentClaimExecutor(ClaimStore claimStore,
+			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
+			IdempotentProperties properties) {
+		PlatformTransactionManager manager = transactionManager.getIfUnique();
+		if (manager == null) {
+			throw new IllegalStateException("@IdempotentListener needs exactly one PlatformTransactionManager for the "
+					+ "business DataSource; found none or several. Define a TransactionalClaimExecutor bean to choose one.");
+		}
+		return new TransactionalClaimExecutor(claimStore, manager,
+				CompositeClaimListener.of(listeners.orderedStream().toList()), properties.getMaxTransientRetries());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ListenerMethods idempotentListenerMethods(IdempotentProperties properties, ConfigurableBeanFactory beanFactory) {
+		return new ListenerMethods(properties.getKeyHeader(), new KeyValidator(properties.getMaxKeyLength()),
+				beanFactory::resolveEmbeddedValue);
+	}
+
+	@Bean
+	static IdempotentListenerPostProcessor idempotentListenerPostProcessor(ObjectProvider<ListenerMethods> methods,
+			ObjectProvider<TransactionalClaimExecutor> executor, ObjectProvider<ClaimListener> listeners) {
+		Supplier<ClaimListener> claimListener = SingletonSupplier
+			.of(() -> CompositeClaimListener.of(listeners.orderedStream().toList()));
+		return new IdempotentListenerPostProcessor(SingletonSupplier.of(methods::getObject),
+				SingletonSupplier.of(executor::getObject), claimListener);
+	}
+
+	@Bean
+	static RecordCaptureInstaller idempotentRecordCaptureInstaller() {
+		return new RecordCaptureInstaller();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(CommonErrorHandler.class)
+	@ConditionalOnBean(KafkaOperations.class)
+	DefaultErrorHandler idempotentErrorHandler(KafkaOperations<?, ?> kafkaOperations, IdempotentProperties properties) {
+		IdempotentProperties.ErrorHandling settings = properties.getErrorHandling();
+		DeadLetterPublishingRecoverer recoverer = new DeadLetterPublishingRecoverer(kafkaOperations,
+				(record, ex) -> new TopicPartition(record.topic() + settings.getDeadLetterSuffix(), -1));
+		recoverer.setHeadersFunction(new KeyRejectionHeaders());
+		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer,
+				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()));
+		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class);
+		return handler;
+	}
+
+}

@@ -1,0 +1,170 @@
+package dev.idempotent.autoconfigure;
+
+import java.time.Duration;
+
+import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.jdbc.TableName;
+import dev.idempotent.kafka.IdempotencyHeaders;
+import dev.idempotent.key.KeyValidator;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+
+/**
+ * Configuration of idempotent listeners, under {@code idempotent.*}.
+ *
+ * @since 0.1.0
+ */
+@ConfigurationProperties("idempotent")
+public class IdempotentProperties {
+
+	/**
+	 * Name of the idempotency table, optionally schema-qualified. Letters, digits and underscores only; it is
+	 * validated because it is written into SQL.
+	 */
+	private String tableName = TableName.DEFAULT;
+
+	/**
+	 * Kafka header that carries the idempotency key when a listener has no key expression.
+	 */
+	private String keyHeader = IdempotencyHeaders.KEY;
+
+	/**
+	 * Maximum length of an idempotency key in characters (Unicode code points), prefix included. Longer keys
+	 * are rejected and dead-lettered. Must not exceed the key column's length (128 in the shipped DDL).
+	 */
+	private int maxKeyLength = KeyValidator.DEFAULT_MAX_LENGTH;
+
+	/**
+	 * How often a transaction is retried, on the consumer thread, after its claim hit a deadlock or
+	 * lock-wait timeout.
+	 */
+	private int maxTransientRetries = TransactionalClaimExecutor.DEFAULT_MAX_TRANSIENT_RETRIES;
+
+	private final Jdbc jdbc = new Jdbc();
+
+	private final ErrorHandling errorHandling = new ErrorHandling();
+
+	public String getTableName() {
+		return this.tableName;
+	}
+
+	public void setTableName(String tableName) {
+		this.tableName = tableName;
+	}
+
+	public String getKeyHeader() {
+		return this.keyHeader;
+	}
+
+	public void setKeyHeader(String keyHeader) {
+		this.keyHeader = keyHeader;
+	}
+
+	public int getMaxKeyLength() {
+		return this.maxKeyLength;
+	}
+
+	public void setMaxKeyLength(int maxKeyLength) {
+		this.maxKeyLength = maxKeyLength;
+	}
+
+	public int getMaxTransientRetries() {
+		return this.maxTransientRetries;
+	}
+
+	public void setMaxTransientRetries(int maxTransientRetries) {
+		this.maxTransientRetries = maxTransientRetries;
+	}
+
+	public Jdbc getJdbc() {
+		return this.jdbc;
+	}
+
+	public ErrorHandling getErrorHandling() {
+		return this.errorHandling;
+	}
+
+	/**
+	 * JDBC settings of the idempotency table.
+	 */
+	public static class Jdbc {
+
+		/**
+		 * When to create the idempotency table from the shipped DDL at startup: 'embedded' (only for an
+		 * embedded database such as H2), 'always', or 'never' (Flyway/Liquibase users copy the DDL instead).
+		 */
+		private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
+
+		/**
+		 * SQL dialect of the business database: 'mysql', 'mariadb' or 'h2'. Detected from the JDBC metadata when
+		 * not set.
+		 */
+		private @Nullable String dialect;
+
+		public DatabaseInitializationMode getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
+		public @Nullable String getDialect() {
+			return this.dialect;
+		}
+
+		public void setDialect(@Nullable String dialect) {
+			this.dialect = dialect;
+		}
+
+	}
+
+	/**
+	 * The error handler the starter provides when the application defines no CommonErrorHandler.
+	 */
+	public static class ErrorHandling {
+
+		/**
+		 * Retries of a failed record before it is dead-lettered. Records with a bad key are never retried.
+		 */
+		private long maxRetries = 3;
+
+		/**
+		 * Pause between retries of a failed record.
+		 */
+		private Duration retryInterval = Duration.ofMillis(500);
+
+		/**
+		 * Suffix of the dead-letter topic: a record from topic 'orders' goes to 'orders' + suffix.
+		 */
+		private String deadLetterSuffix = ".DLT";
+
+		public long getMaxRetries() {
+			return this.maxRetries;
+		}
+
+		public void setMaxRetries(long maxRetries) {
+			this.maxRetries = maxRetries;
+		}
+
+		public Duration getRetryInterval() {
+			return this.retryInterval;
+		}
+
+		public void setRetryInterval(Duration retryInterval) {
+			this.retryInterval = retryInterval;
+		}
+
+		public String getDeadLetterSuffix() {
+			return this.deadLetterSuffix;
+		}
+
+		public void setDeadLetterSuffix(String deadLetterSuffix) {
+			this.deadLetterSuffix = deadLetterSuffix;
+		}
+
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * Spring Boot auto-configuration and {@code idempotent.*} properties.
+ */
+@NullMarked
+package dev.idempotent.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;

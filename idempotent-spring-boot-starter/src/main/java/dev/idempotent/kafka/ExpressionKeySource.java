@@ -1,0 +1,128 @@
+package dev.idempotent.kafka;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
+
+import dev.idempotent.key.InvalidIdempotencyKeyException;
+import dev.idempotent.key.InvalidKeyReason;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.kafka.listener.adapter.ConsumerRecordMetadata;
+import org.springframework.kafka.support.Acknowledgment;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.annotation.Headers;
+import org.springframework.messaging.handler.annotation.Payload;
+
+/**
+ * The key is a SpEL expression over the delivery, parsed once when the listener bean is created.
+ */
+final class ExpressionKeySource implements KeySource {
+
+	private static final SpelExpressionParser parser = new SpelExpressionParser();
+
+	private final String text;
+
+	private final Expression expression;
+
+	private final @Nullable String[] parameterNames;
+
+	private final int payloadIndex;
+
+	private ExpressionKeySource(String text, Expression expression, @Nullable String[] parameterNames,
+			int payloadIndex) {
+		this.text = text;
+		this.expression = expression;
+		this.parameterNames = parameterNames;
+		this.payloadIndex = payloadIndex;
+	}
+
+	/**
+	 * Parse the key expression of a listener method.
+	 * @throws IllegalArgumentException if the expression does not parse
+	 */
+	static ExpressionKeySource of(String text, Method method) {
+		Expression expression;
+		try {
+			expression = parser.parseExpression(text);
+		}
+		catch (ParseException ex) {
+			throw new IllegalArgumentException("@IdempotentListener key expression '" + text + "' on "
+					+ method.toGenericString() + " does not parse: " + ex.getMessage(), ex);
+		}
+		String[] names = new DefaultParameterNameDiscoverer().getParameterNames(method);
+		return new ExpressionKeySource(text, expression,
+				(names != null) ? names : new String[method.getParameterCount()], payloadIndex(method));
+	}
+
+	@Override
+	public @Nullable Object rawKey(ConsumerRecord<?, ?> record, @Nullable Object[] arguments) {
+		StandardEvaluationContext context = new StandardEvaluationContext();
+		context.setVariable("record", record);
+		context.setVariable("key", record.key());
+		context.setVariable("topic", record.topic());
+		context.setVariable("headers", new HeadersView(record.headers()));
+		context.setVariable("payload", payload(record, arguments));
+		for (int i = 0; i < arguments.length && i < this.parameterNames.length; i++) {
+			if (this.parameterNames[i] != null) {
+				context.setVariable(this.parameterNames[i], arguments[i]);
+			}
+		}
+		try {
+			return this.expression.getValue(context);
+		}
+		catch (EvaluationException ex) {
+			throw new InvalidIdempotencyKeyException(InvalidKeyReason.EXPRESSION_FAILED, "Key expression '"
+					+ this.text + "' failed for " + record.topic() + "-" + record.partition() + "@" + record.offset()
+					+ ": " + ex.getMessage(), ex);
+		}
+	}
+
+	@Override
+	public String description() {
+		return "expression '" + this.text + "'";
+	}
+
+	private @Nullable Object payload(ConsumerRecord<?, ?> record, @Nullable Object[] arguments) {
+		if (this.payloadIndex < 0 || this.payloadIndex >= arguments.length) {
+			return record.value();
+		}
+		Object argument = arguments[this.payloadIndex];
+		return (argument instanceof Message<?> message) ? message.getPayload() : argument;
+	}
+
+	/**
+	 * The index of the payload parameter: the one annotated {@code @Payload}, else the first one that is
+	 * neither a header nor a framework argument; -1 if there is none.
+	 */
+	private static int payloadIndex(Method method) {
+		Parameter[] parameters = method.getParameters();
+		for (int i = 0; i < parameters.length; i++) {
+			if (parameters[i].isAnnotationPresent(Payload.class)) {
+				return i;
+			}
+		}
+		for (int i = 0; i < parameters.length; i++) {
+			if (!isFrameworkArgument(parameters[i])) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	private static boolean isFrameworkArgument(Parameter parameter) {
+		Class<?> type = parameter.getType();
+		return parameter.isAnnotationPresent(Header.class) || parameter.isAnnotationPresent(Headers.class)
+				|| ConsumerRecord.class.isAssignableFrom(type) || Acknowledgment.class.isAssignableFrom(type)
+				|| Consumer.class.isAssignableFrom(type) || ConsumerRecordMetadata.class.isAssignableFrom(type);
+	}
+
+}

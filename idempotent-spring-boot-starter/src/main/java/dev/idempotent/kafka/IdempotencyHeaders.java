@@ -1,0 +1,22 @@
+package dev.idempotent.kafka;
+
+/**
+ * Names of the Kafka headers this library reads and writes.
+ *
+ * @since 0.1.0
+ */
+public final class IdempotencyHeaders {
+
+	/** The default header a producer sets to carry the idempotency key (UTF-8). */
+	public static final String KEY = "idempotency-key";
+
+	/** Added to a dead-lettered record whose key was rejected: the {@code InvalidKeyReason}, e.g. {@code BLANK}. */
+	public static final String REJECTION_REASON = "idempotent-rejection-reason";
+
+	/** Added to a dead-lettered record whose key was rejected: the specific message, UTF-8. */
+	public static final String REJECTION_MESSAGE = "idempotent-rejection-message";
+
+	private IdempotencyHeaders() {
+	}
+
+}

@@ -1,0 +1,58 @@
+package dev.idempotent.kafka;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Makes a {@code @KafkaListener} method idempotent: each delivery claims its idempotency key in the business
+ * database, in one transaction with whatever the method writes there, and a key that was processed before is
+ * an idempotent hit: the method is not called, one INFO line is logged on {@code dev.idempotent.hits}, and the
+ * record's offset is committed as usual.
+ * <pre class="code">
+ * &#64;KafkaListener(topics = "payments.order-paid", groupId = "ledger")
+ * &#64;IdempotentListener(key = "'pay:' + #payload.orderId")
+ * public void onPaid(OrderPaid event) { ledger.credit(event); }
+ * </pre>
+ * <p>The method runs inside the claim's JDBC transaction; it returns, the transaction commits, and only then
+ * does the listener container commit the offset. A key that is null, blank, too long, or whose expression
+ * fails is bad input: the record is not retried and goes to the dead-letter topic with the reason in headers.
+ * <p>Supported: single-record listeners on containers created by a container factory bean. The bean is
+ * proxied; the method must be public and not final.
+ *
+ * @since 0.1.0
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface IdempotentListener {
+
+	/**
+	 * A SpEL expression for the idempotency key. Variables: {@code #record} (the {@code ConsumerRecord}),
+	 * {@code #key} (the record key), {@code #payload} (the converted payload argument, or the record value),
+	 * {@code #headers} (record headers by name, values as {@code byte[]}), {@code #topic}, and every method
+	 * argument by its parameter name (compile with {@code -parameters}). The result must be a String, number,
+	 * UUID or UTF-8 {@code byte[]}. Keys come from the business (order id, payment serial) or a producer-set
+	 * header: never the offset, never a hash of the payload.
+	 * <p>Empty (the default): the value of the header named by {@code idempotent.key-header}
+	 * ({@code idempotency-key} unless configured).
+	 * @return the key expression, or empty for the key header
+	 */
+	String key() default "";
+
+	/**
+	 * A prefix put before every key of this listener, e.g. {@code "pay:"}; counted in the key's length.
+	 * @return the prefix, empty by default
+	 */
+	String prefix() default "";
+
+	/**
+	 * The scope keys are unique in. Empty (the default): the consumer group id, so two groups reading one topic
+	 * each process every record once. Placeholders ({@code ${...}}) are resolved.
+	 * @return the scope, or empty for the consumer group id
+	 */
+	String scope() default "";
+
+}

@@ -1,0 +1,66 @@
+package dev.idempotent.kafka;
+
+import java.lang.reflect.Method;
+import java.util.function.Supplier;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.key.InvalidIdempotencyKeyException;
+import dev.idempotent.metrics.ClaimListener;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+
+/**
+ * The advice around an {@link IdempotentListener} method: reads the record bound to the consumer thread,
+ * produces and validates its key, and runs the method under a claim with the
+ * {@link TransactionalClaimExecutor}. A hit returns {@code null} without calling the method; a bad key is
+ * counted as rejected and thrown as {@link InvalidIdempotencyKeyException}, which the error handler sends to
+ * the dead-letter topic without retrying.
+ */
+final class IdempotentListenerInterceptor implements MethodInterceptor {
+
+	private final Supplier<ListenerMethods> methods;
+
+	private final Supplier<TransactionalClaimExecutor> executor;
+
+	private final Supplier<ClaimListener> claimListener;
+
+	IdempotentListenerInterceptor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
+			Supplier<ClaimListener> claimListener) {
+		this.methods = methods;
+		this.executor = executor;
+		this.claimListener = claimListener;
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		ListenerMethod listener = this.methods.get().get(targetMethod(invocation));
+		ConsumerRecord<?, ?> record = CurrentRecord.get();
+		if (record == null) {
+			throw new IllegalStateException("@IdempotentListener method " + listener + " was called without a Kafka "
+					+ "record on the consumer thread: it must be a single-record @KafkaListener on a container "
+					+ "created by a listener container factory bean");
+		}
+		String scope = listener.scope();
+		ClaimRequest request;
+		try {
+			request = listener.request(scope, record, invocation.getArguments());
+		}
+		catch (InvalidIdempotencyKeyException ex) {
+			this.claimListener.get().onRejected(scope, ex);
+			throw ex;
+		}
+		return this.executor.get().execute(request, invocation::proceed).value();
+	}
+
+	private static Method targetMethod(MethodInvocation invocation) {
+		Object target = invocation.getThis();
+		Method method = invocation.getMethod();
+		return (target != null) ? AopUtils.getMostSpecificMethod(method, AopUtils.getTargetClass(target)) : method;
+	}
+
+}

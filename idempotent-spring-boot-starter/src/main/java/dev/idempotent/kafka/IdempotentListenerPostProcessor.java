@@ -1,0 +1,69 @@
+package dev.idempotent.kafka;
+
+import java.util.function.Supplier;
+
+import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.metrics.ClaimListener;
+
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanInitializationException;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Proxies beans with {@link IdempotentListener} methods so that each such method runs under a claim.
+ * <p>Ordering, deliberately: this post-processor runs before Spring Kafka's
+ * {@code KafkaListenerAnnotationBeanPostProcessor} (which registers the bean instance it is given as the
+ * listener, so it must be given the proxy), and its advice goes before any existing advisor on an already
+ * proxied bean, so the claim's transaction is the outermost one and a {@code @Transactional} on the same
+ * method joins it. Class-based proxies are used, so listener methods need not be declared on an interface.
+ * <p>Each annotated method is resolved when its bean is created: a key expression that does not parse, or a
+ * method that cannot be proxied, fails the startup naming the method.
+ *
+ * @since 0.1.0
+ */
+public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+
+	private static final long serialVersionUID = 1L;
+
+	/** Runs after the auto-proxy creators and before Spring Kafka's listener annotation processor. */
+	public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+	private final transient Supplier<ListenerMethods> methods;
+
+	/**
+	 * Create the post-processor.
+	 * @param methods supplies the resolver of annotated methods at the first listener bean
+	 * @param executor supplies the executor at the first delivery (looked up lazily to keep start-up order free)
+	 * @param claimListener supplies the claim listener at the first rejected key
+	 */
+	public IdempotentListenerPostProcessor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
+			Supplier<ClaimListener> claimListener) {
+		this.methods = methods;
+		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, IdempotentListener.class, true),
+				new IdempotentListenerInterceptor(methods, executor, claimListener));
+		setBeforeExistingAdvisors(true);
+		setProxyTargetClass(true);
+		setOrder(ORDER);
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		Class<?> targetClass = AopUtils.getTargetClass(bean);
+		ReflectionUtils.doWithMethods(targetClass, (method) -> {
+			try {
+				this.methods.get().get(method);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new BeanInitializationException("Invalid @IdempotentListener on bean '" + beanName + "': "
+						+ ex.getMessage(), ex);
+			}
+		}, (method) -> AnnotatedElementUtils.hasAnnotation(method, IdempotentListener.class));
+		return super.postProcessAfterInitialization(bean, beanName);
+	}
+
+}

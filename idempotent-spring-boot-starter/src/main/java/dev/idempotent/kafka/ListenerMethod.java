@@ -1,0 +1,88 @@
+package dev.idempotent.kafka;
+
+import java.lang.reflect.Method;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.key.KeyValidator;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.kafka.support.KafkaUtils;
+import org.springframework.util.StringUtils;
+
+/**
+ * What one {@link IdempotentListener} method claims: its key source, prefix and scope, resolved once when the
+ * listener bean is created, so that a bad expression fails at startup and the per-record path does no
+ * reflection.
+ */
+final class ListenerMethod {
+
+	private final Method method;
+
+	private final KeySource keySource;
+
+	private final String prefix;
+
+	private final @Nullable String scope;
+
+	private final KeyValidator validator;
+
+	private ListenerMethod(Method method, KeySource keySource, String prefix, @Nullable String scope,
+			KeyValidator validator) {
+		this.method = method;
+		this.keySource = keySource;
+		this.prefix = prefix;
+		this.scope = scope;
+		this.validator = validator;
+	}
+
+	/**
+	 * Resolve a listener method.
+	 * @param method the annotated method
+	 * @param annotation its annotation
+	 * @param resolvedScope the annotation's scope with placeholders resolved (empty for the group id)
+	 * @param defaultKeyHeader the header to read when the annotation has no key expression
+	 * @param validator the key rules
+	 * @throws IllegalArgumentException if the key expression does not parse
+	 */
+	static ListenerMethod of(Method method, IdempotentListener annotation, String resolvedScope,
+			String defaultKeyHeader, KeyValidator validator) {
+		KeySource source = StringUtils.hasText(annotation.key()) ? ExpressionKeySource.of(annotation.key(), method)
+				: new HeaderKeySource(defaultKeyHeader);
+		return new ListenerMethod(method, source, annotation.prefix(),
+				StringUtils.hasText(resolvedScope) ? resolvedScope : null, validator);
+	}
+
+	/**
+	 * Return the scope of this delivery: the configured one, or the consumer group id of the current thread.
+	 * @throws IllegalStateException if no scope is configured and no consumer group id is bound
+	 */
+	String scope() {
+		if (this.scope != null) {
+			return this.scope;
+		}
+		String groupId = KafkaUtils.getConsumerGroupId();
+		if (!StringUtils.hasText(groupId)) {
+			throw new IllegalStateException("No consumer group id on this thread for " + this.method.toGenericString()
+					+ "; set a groupId on the listener or a scope on @IdempotentListener");
+		}
+		return groupId;
+	}
+
+	/**
+	 * Build the claim request for a delivery.
+	 * @throws dev.idempotent.key.InvalidIdempotencyKeyException if the key is bad input
+	 */
+	ClaimRequest request(String scope, ConsumerRecord<?, ?> record, @Nullable Object[] arguments) {
+		Object raw = this.keySource.rawKey(record, arguments);
+		String key = this.validator.validate(raw, this.prefix, this.keySource.description());
+		return new ClaimRequest(scope, key, new DeliverySource(record.topic(), record.partition(), record.offset()));
+	}
+
+	@Override
+	public String toString() {
+		return this.method.toGenericString();
+	}
+
+}

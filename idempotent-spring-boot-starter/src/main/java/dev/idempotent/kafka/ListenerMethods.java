@@ -1,0 +1,67 @@
+package dev.idempotent.kafka;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.idempotent.key.KeyValidator;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Resolves and caches the {@link ListenerMethod} of each {@link IdempotentListener} method. Thread-safe.
+ *
+ * @since 0.1.0
+ */
+public final class ListenerMethods {
+
+	private final Map<Method, ListenerMethod> cache = new ConcurrentHashMap<>();
+
+	private final String defaultKeyHeader;
+
+	private final KeyValidator validator;
+
+	private final @Nullable StringValueResolver placeholders;
+
+	/**
+	 * Create a resolver.
+	 * @param defaultKeyHeader the header that holds the key when a listener has no key expression
+	 * @param validator the key rules
+	 * @param placeholders resolves {@code ${...}} in scopes, or {@code null} to take scopes literally
+	 */
+	public ListenerMethods(String defaultKeyHeader, KeyValidator validator, @Nullable StringValueResolver placeholders) {
+		this.defaultKeyHeader = defaultKeyHeader;
+		this.validator = validator;
+		this.placeholders = placeholders;
+	}
+
+	/**
+	 * Return the resolved listener method for an annotated method.
+	 * @param method the method declared on the listener's class
+	 * @throws IllegalArgumentException if the method is not annotated, cannot be proxied, or its key
+	 * expression does not parse
+	 */
+	ListenerMethod get(Method method) {
+		return this.cache.computeIfAbsent(method, this::resolve);
+	}
+
+	private ListenerMethod resolve(Method method) {
+		IdempotentListener annotation = AnnotatedElementUtils.findMergedAnnotation(method, IdempotentListener.class);
+		if (annotation == null) {
+			throw new IllegalArgumentException(method.toGenericString() + " is not annotated @IdempotentListener");
+		}
+		int modifiers = method.getModifiers();
+		if (Modifier.isFinal(modifiers) || Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers)) {
+			throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
+					+ " must be neither private, static nor final: it is called through a proxy");
+		}
+		String scope = (this.placeholders != null) ? this.placeholders.resolveStringValue(annotation.scope())
+				: annotation.scope();
+		return ListenerMethod.of(method, annotation, (scope != null) ? scope : "", this.defaultKeyHeader,
+				this.validator);
+	}
+
+}

@@ -1,0 +1,21 @@
+-- Idempotency table for MySQL 8.x (InnoDB).
+-- Keys and scopes compare byte for byte: utf8mb4_0900_bin is a binary, NO PAD collation, so
+-- 'Order-A' <> 'order-a', 'a' <> 'a ' and 'cafe' <> 'café'. Do not change it to a _ci or PAD SPACE collation:
+-- the unique index would then merge distinct keys and real records would be skipped as duplicates.
+-- Times are UTC, written by the library. Status: 0 = PROCESSING, 1 = SUCCEEDED, 2 = FAILED.
+CREATE TABLE IF NOT EXISTS idempotent_claim (
+    id               BIGINT        NOT NULL AUTO_INCREMENT,
+    scope            VARCHAR(128)  CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NOT NULL,
+    idempotency_key  VARCHAR(128)  CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NOT NULL,
+    status           TINYINT       NOT NULL,
+    attempts         INT           NOT NULL,
+    source_topic     VARCHAR(249)  NULL,
+    source_partition INT           NULL,
+    source_offset    BIGINT        NULL,
+    created_at       DATETIME(6)   NOT NULL,
+    updated_at       DATETIME(6)   NOT NULL,
+    lease_until      DATETIME(6)   NULL,
+    last_error       VARCHAR(1000) NULL,
+    PRIMARY KEY (id),
+    UNIQUE KEY uk_idempotent_claim_scope_key (scope, idempotency_key)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
