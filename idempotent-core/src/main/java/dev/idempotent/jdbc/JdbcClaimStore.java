@@ -103,7 +103,7 @@ public class JdbcClaimStore implements ClaimStore {
 	public void markSucceeded(ClaimRequest request) {
 		Connection connection = transactionalConnection();
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.markSucceeded())) {
-			ps.setObject(1, now());
+			this.dialect.bindTime(ps, 1, now());
 			ps.setString(2, request.scope());
 			ps.setString(3, request.key());
 			if (ps.executeUpdate() != 1) {
@@ -124,8 +124,8 @@ public class JdbcClaimStore implements ClaimStore {
 			ps.setString(1, request.scope());
 			ps.setString(2, request.key());
 			bindSource(ps, 3, request.source());
-			ps.setObject(6, now);
-			ps.setObject(7, now);
+			this.dialect.bindTime(ps, 6, now);
+			this.dialect.bindTime(ps, 7, now);
 			return ps.executeUpdate() == 1;
 		}
 		catch (SQLException ex) {
@@ -139,7 +139,7 @@ public class JdbcClaimStore implements ClaimStore {
 	private boolean reclaim(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.reclaim())) {
 			bindSource(ps, 1, request.source());
-			ps.setObject(4, now);
+			this.dialect.bindTime(ps, 4, now);
 			ps.setString(5, request.scope());
 			ps.setString(6, request.key());
 			return ps.executeUpdate() == 1;

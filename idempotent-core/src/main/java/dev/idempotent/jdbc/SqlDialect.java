@@ -2,7 +2,10 @@ package dev.idempotent.jdbc;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Set;
@@ -29,13 +32,19 @@ import org.jspecify.annotations.Nullable;
 public enum SqlDialect {
 
 	/** MySQL 8.x. */
-	MYSQL("mysql", Set.of(1062, 1586), Set.of(1213, 1205)),
+	MYSQL("mysql", Set.of(1062, 1586), Set.of(1213, 1205), false),
 
-	/** MariaDB 10.6 and later. */
-	MARIADB("mariadb", Set.of(1062, 1586), Set.of(1213, 1205)),
+	/**
+	 * MariaDB 10.6 and later. Times are bound as text: MariaDB 10.x announces itself as server version
+	 * "5.5.5-10.x", from which mysql-connector-j concludes that it has no fractional seconds and truncates bound
+	 * temporal values to whole seconds.
+	 */
+	MARIADB("mariadb", Set.of(1062, 1586), Set.of(1213, 1205), true),
 
 	/** H2 2.x, in any compatibility mode. */
-	H2("h2", Set.of(23505), Set.of(40001, 50200));
+	H2("h2", Set.of(23505), Set.of(40001, 50200), false);
+
+	private static final DateTimeFormatter TIME_TEXT = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS");
 
 	private final String id;
 
@@ -43,10 +52,30 @@ public enum SqlDialect {
 
 	private final Set<Integer> transientCodes;
 
-	SqlDialect(String id, Set<Integer> duplicateKeyCodes, Set<Integer> transientCodes) {
+	private final boolean bindsTimeAsText;
+
+	SqlDialect(String id, Set<Integer> duplicateKeyCodes, Set<Integer> transientCodes, boolean bindsTimeAsText) {
 		this.id = id;
 		this.duplicateKeyCodes = duplicateKeyCodes;
 		this.transientCodes = transientCodes;
+		this.bindsTimeAsText = bindsTimeAsText;
+	}
+
+	/**
+	 * Bind a UTC date-time to a {@code DATETIME(6)}/{@code TIMESTAMP(6)} parameter without any time-zone
+	 * conversion and with its microseconds.
+	 * @param statement the statement
+	 * @param index the parameter index, from 1
+	 * @param utc the UTC wall-clock time, at most microsecond precision
+	 * @throws SQLException if binding fails
+	 */
+	public void bindTime(PreparedStatement statement, int index, LocalDateTime utc) throws SQLException {
+		if (this.bindsTimeAsText) {
+			statement.setString(index, TIME_TEXT.format(utc));
+		}
+		else {
+			statement.setObject(index, utc);
+		}
 	}
 
 	/**

@@ -1,0 +1,317 @@
+package dev.idempotent.jdbc;
+
+import java.text.Normalizer;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import dev.idempotent.claim.ClaimOutcome;
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.ClaimResult;
+import dev.idempotent.claim.ClaimStatus;
+import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.key.InvalidIdempotencyKeyException;
+import dev.idempotent.key.KeyValidator;
+import dev.idempotent.testsupport.RecordingClaimListener;
+import dev.idempotent.testsupport.TestDatabases;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The claim store contract, written once and run against every supported database by a small subclass.
+ */
+public abstract class AbstractClaimStoreContractTest {
+
+	protected static final Instant FIXED_NOW = Instant.parse("2026-01-02T03:04:05.123456Z");
+
+	protected DataSource dataSource;
+
+	protected TableName table;
+
+	protected String businessTable;
+
+	protected JdbcTemplate jdbc;
+
+	protected JdbcClaimStore store;
+
+	protected TransactionTemplate transactions;
+
+	protected RecordingClaimListener listener;
+
+	protected TransactionalClaimExecutor executor;
+
+	/** The database under test. */
+	protected abstract DataSource dataSource();
+
+	/** The dialect the database must be detected as. */
+	protected abstract SqlDialect expectedDialect();
+
+	/** Wait until the waiter's claim waits for the row lock held by another transaction. */
+	protected abstract void awaitLockWait(JdbcTemplate jdbc, Thread waiter);
+
+	@BeforeEach
+	void createTables() {
+		this.dataSource = dataSource();
+		this.jdbc = new JdbcTemplate(this.dataSource);
+		SqlDialect dialect = SqlDialect.detect(this.dataSource);
+		this.table = TestDatabases.createClaimTable(this.dataSource, dialect);
+		this.businessTable = "biz_" + this.table.value().substring(5);
+		this.jdbc.execute("CREATE TABLE " + this.businessTable
+				+ " (id BIGINT NOT NULL PRIMARY KEY, order_id VARCHAR(64) NOT NULL, CONSTRAINT uk_" + this.businessTable
+				+ "_order UNIQUE (order_id))");
+		this.store = new JdbcClaimStore(this.dataSource, this.table, dialect, Clock.fixed(FIXED_NOW, ZoneId.of("Asia/Tokyo")));
+		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(this.dataSource);
+		this.transactions = new TransactionTemplate(transactionManager);
+		this.listener = new RecordingClaimListener();
+		this.executor = new TransactionalClaimExecutor(this.store, transactionManager, this.listener, 5);
+	}
+
+	@AfterEach
+	void dropTables() {
+		TestDatabases.drop(this.dataSource, this.table.value());
+		TestDatabases.drop(this.dataSource, this.businessTable);
+	}
+
+	@Test
+	void detectsTheDialect() {
+		assertThat(SqlDialect.detect(this.dataSource)).isEqualTo(expectedDialect());
+	}
+
+	@Test
+	void firstDeliveryClaimsAndLaterOnesAreHits() throws Throwable {
+		AtomicInteger runs = new AtomicInteger();
+		ClaimOutcome<String> first = this.executor.execute(request("order-1"), () -> "ran-" + runs.incrementAndGet());
+		ClaimOutcome<String> second = this.executor.execute(request("order-1"), () -> "ran-" + runs.incrementAndGet());
+
+		assertThat(first).isEqualTo(new ClaimOutcome.Processed<>("ran-1", false));
+		assertThat(second).isInstanceOfSatisfying(ClaimOutcome.Skipped.class, (skipped) -> {
+			assertThat(skipped.hit().status()).isEqualTo(ClaimStatus.SUCCEEDED);
+			assertThat(skipped.hit().firstProcessedAt()).isEqualTo(FIXED_NOW);
+		});
+		assertThat(runs).hasValue(1);
+		assertThat(this.listener.claimed).hasValue(1);
+		assertThat(this.listener.hits).hasValue(1);
+		assertThat(row("order-1")).containsExactly(1, 1, "orders", 2, 42L);
+	}
+
+	@Test
+	void aHitLeavesTheBusinessTransactionUsable() throws Throwable {
+		this.executor.execute(request("order-1"), () -> null);
+		this.transactions.executeWithoutResult((status) -> {
+			assertThat(this.store.claim(request("order-1"))).isInstanceOf(ClaimResult.Hit.class);
+			this.jdbc.update("INSERT INTO " + this.businessTable + " (id, order_id) VALUES (1, 'after-hit')");
+		});
+		assertThat(count(this.businessTable)).isEqualTo(1);
+	}
+
+	@Test
+	void aFailedRowIsClaimedAgain() throws Throwable {
+		this.executor.execute(request("order-1"), () -> null);
+		this.jdbc.update("UPDATE " + this.table + " SET status = 2, last_error = 'boom'");
+
+		ClaimOutcome<String> outcome = this.executor.execute(request("order-1"), () -> "again");
+
+		assertThat(outcome).isEqualTo(new ClaimOutcome.Processed<>("again", true));
+		assertThat(this.listener.reclaimed).hasValue(1);
+		assertThat(row("order-1")).containsExactly(1, 2, "orders", 2, 42L);
+	}
+
+	@Test
+	void aFailureOfTheWorkRollsBackTheClaimWithTheBusinessWrite() {
+		assertThatThrownBy(() -> this.executor.execute(request("order-1"), () -> {
+			this.jdbc.update("INSERT INTO " + this.businessTable + " (id, order_id) VALUES (1, 'order-1')");
+			throw new java.io.IOException("listener failed");
+		})).isInstanceOf(java.io.IOException.class).hasMessage("listener failed");
+
+		assertThat(count(this.table.value())).isZero();
+		assertThat(count(this.businessTable)).isZero();
+	}
+
+	@Test
+	void keysCompareByteForByte() throws Throwable {
+		List<String> keys = List.of("Order-A", "order-a", "ORDER-A", "a", "a ", " a", "cafe", "café",
+				Normalizer.normalize("café", Normalizer.Form.NFD), "straße", "strasse", "\uD83D\uDE00", "\uD83D\uDE01",
+				"ａ", "Ａ");
+		AtomicInteger runs = new AtomicInteger();
+		for (String key : keys) {
+			assertThat(this.executor.execute(request(key), runs::incrementAndGet))
+				.as("key '%s'", key)
+				.isInstanceOf(ClaimOutcome.Processed.class);
+		}
+		for (String key : keys) {
+			assertThat(this.executor.execute(request(key), runs::incrementAndGet))
+				.as("key '%s' again", key)
+				.isInstanceOf(ClaimOutcome.Skipped.class);
+		}
+		assertThat(runs).hasValue(keys.size());
+		assertThat(this.jdbc.queryForList("SELECT idempotency_key FROM " + this.table, String.class))
+			.containsExactlyInAnyOrderElementsOf(keys);
+	}
+
+	@Test
+	void aKeyOfMaxLengthInFourByteCharactersIsStoredAndOneMoreIsRejected() throws Throwable {
+		KeyValidator validator = new KeyValidator(KeyValidator.DEFAULT_MAX_LENGTH);
+		String longest = "\uD83D\uDCB0".repeat(KeyValidator.DEFAULT_MAX_LENGTH);
+
+		String key = validator.validate(longest, "test");
+		assertThat(this.executor.execute(request(key), () -> "ok")).isInstanceOf(ClaimOutcome.Processed.class);
+		assertThat(this.executor.execute(request(key), () -> "ok")).isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(this.jdbc.queryForObject("SELECT idempotency_key FROM " + this.table, String.class)).isEqualTo(longest);
+		assertThatThrownBy(() -> validator.validate(longest + "x", "test"))
+			.isInstanceOf(InvalidIdempotencyKeyException.class)
+			.hasMessageContaining("129 characters");
+	}
+
+	@Test
+	void aViolationOfABusinessUniqueConstraintIsAFailureNotAHit() throws Throwable {
+		this.jdbc.update("INSERT INTO " + this.businessTable + " (id, order_id) VALUES (1, 'order-1')");
+
+		assertThatThrownBy(() -> this.executor.execute(request("payment-7"), () -> this.jdbc
+			.update("INSERT INTO " + this.businessTable + " (id, order_id) VALUES (2, 'order-1')")))
+			.isInstanceOf(DuplicateKeyException.class);
+
+		assertThat(this.listener.hits).hasValue(0);
+		assertThat(count(this.table.value())).isZero();
+		assertThat(this.executor.execute(request("payment-7"), () -> "retried")).isInstanceOf(ClaimOutcome.Processed.class);
+	}
+
+	@Test
+	void concurrentClaimsOfOneKeyRunTheWorkOnce() throws Exception {
+		int threads = 8;
+		CyclicBarrier start = new CyclicBarrier(threads);
+		AtomicInteger writes = new AtomicInteger();
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<ClaimOutcome<Integer>>> outcomes = new ArrayList<>();
+			for (int i = 0; i < threads; i++) {
+				int id = i;
+				outcomes.add(pool.submit(() -> {
+					start.await();
+					try {
+						return this.executor.execute(request("order-1"), () -> {
+							this.jdbc.update("INSERT INTO " + this.businessTable + " (id, order_id) VALUES (?, ?)", id,
+									"order-" + id);
+							return writes.incrementAndGet();
+						});
+					}
+					catch (Throwable ex) {
+						throw new AssertionError(ex);
+					}
+				}));
+			}
+			int processed = 0;
+			for (Future<ClaimOutcome<Integer>> outcome : outcomes) {
+				if (outcome.get(60, TimeUnit.SECONDS) instanceof ClaimOutcome.Processed) {
+					processed++;
+				}
+			}
+			assertThat(processed).isOne();
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(writes).hasValue(1);
+		assertThat(count(this.businessTable)).isOne();
+		assertThat(this.listener.hits).hasValue(threads - 1);
+	}
+
+	@Test
+	void aHolderThatRollsBackLetsTheWaitingClaimWin() throws Exception {
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try {
+			Future<?> holder = pool.submit(() -> {
+				try {
+					this.executor.execute(request("order-1"), () -> {
+						holding.countDown();
+						release.await();
+						throw new IllegalStateException("holder rolls back");
+					});
+				}
+				catch (Throwable ex) {
+					assertThat(ex).hasMessage("holder rolls back");
+				}
+				return null;
+			});
+			assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<ClaimOutcome<String>> waiter = new CompletableFuture<>();
+			Thread waiterThread = new Thread(() -> {
+				try {
+					waiter.complete(this.executor.execute(request("order-1"), () -> "waiter"));
+				}
+				catch (Throwable ex) {
+					waiter.completeExceptionally(ex);
+				}
+			}, "claim-waiter");
+			waiterThread.start();
+			awaitLockWait(this.jdbc, waiterThread);
+			release.countDown();
+			holder.get(30, TimeUnit.SECONDS);
+			assertThat(waiter.get(30, TimeUnit.SECONDS)).isEqualTo(new ClaimOutcome.Processed<>("waiter", false));
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(this.listener.hits).hasValue(0);
+	}
+
+	@Test
+	void timesAreStoredInUtcWhateverTheJvmAndSessionZones() throws Throwable {
+		assertThat(java.util.TimeZone.getDefault().getID()).isEqualTo("Asia/Shanghai");
+		this.executor.execute(request("order-1"), () -> null);
+		String stored = this.jdbc.queryForObject("SELECT CAST(created_at AS CHAR(26)) FROM " + this.table, String.class);
+		assertThat(stored).startsWith("2026-01-02 03:04:05.123456");
+	}
+
+	@Test
+	void aClaimOutsideATransactionIsRefused() {
+		assertThatThrownBy(() -> this.store.claim(request("order-1"))).isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("inside a transaction");
+		assertThat(count(this.table.value())).isZero();
+	}
+
+	protected void awaitCondition(JdbcTemplate jdbc, String sql) {
+		await().atMost(java.time.Duration.ofSeconds(20))
+			.until(() -> jdbc.queryForObject(sql, Integer.class), (n) -> n != null && n > 0);
+	}
+
+	protected ClaimRequest request(String key) {
+		return new ClaimRequest("ledger", key, new DeliverySource("orders", 2, 42));
+	}
+
+	private List<Object> row(String key) {
+		return this.jdbc.queryForObject("SELECT status, attempts, source_topic, source_partition, source_offset FROM "
+				+ this.table + " WHERE scope = 'ledger' AND idempotency_key = ?", (rs, n) -> List.of(rs.getInt(1),
+						rs.getInt(2), rs.getString(3), rs.getInt(4), rs.getLong(5)), key);
+	}
+
+	private int count(String tableName) {
+		Integer count = this.jdbc.queryForObject("SELECT COUNT(*) FROM " + tableName, Integer.class);
+		return (count != null) ? count : -1;
+	}
+
+}

@@ -1,0 +1,52 @@
+package dev.idempotent.jdbc;
+
+import java.sql.SQLException;
+import java.sql.SQLIntegrityConstraintViolationException;
+import java.sql.SQLTransactionRollbackException;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class SqlDialectTest {
+
+	@Test
+	void mysqlFamilyRecognisesDuplicatesByVendorCodeNotMessage() {
+		SQLException duplicate = new SQLIntegrityConstraintViolationException("Doppelter Eintrag", "23000", 1062);
+		SQLException notNull = new SQLIntegrityConstraintViolationException("Duplicate entry (not really)", "23000", 1048);
+		assertThat(SqlDialect.MARIADB.isDuplicateKey(duplicate)).isTrue();
+		assertThat(SqlDialect.MYSQL.isDuplicateKey(duplicate)).isTrue();
+		assertThat(SqlDialect.MARIADB.isDuplicateKey(notNull)).isFalse();
+	}
+
+	@Test
+	void h2RecognisesDuplicatesBySqlState() {
+		assertThat(SqlDialect.H2.isDuplicateKey(new SQLException("x", "23505", 23505))).isTrue();
+		assertThat(SqlDialect.H2.isDuplicateKey(new SQLException("x", "23502", 23502))).isFalse();
+	}
+
+	@Test
+	void deadlocksAndLockWaitTimeoutsAreTransient() {
+		assertThat(SqlDialect.MARIADB.isTransient(new SQLTransactionRollbackException("x", "40001", 1213))).isTrue();
+		assertThat(SqlDialect.MARIADB.isTransient(new SQLException("x", "HY000", 1205))).isTrue();
+		assertThat(SqlDialect.H2.isTransient(new SQLException("x", "HYT00", 50200))).isTrue();
+		assertThat(SqlDialect.MARIADB.isTransient(new SQLException("x", "23000", 1062))).isFalse();
+	}
+
+	@Test
+	void dialectsAreNamedByTheirDdlFile() {
+		assertThat(SqlDialect.fromId("MariaDB")).isEqualTo(SqlDialect.MARIADB);
+		assertThat(SqlDialect.MYSQL.schemaLocation()).isEqualTo("dev/idempotent/jdbc/schema/schema-mysql.sql");
+		assertThatIllegalArgumentException().isThrownBy(() -> SqlDialect.fromId("oracle"))
+			.withMessageContaining("supported: mysql, mariadb, h2");
+	}
+
+	@Test
+	void everyDialectShipsItsDdl() {
+		for (SqlDialect dialect : SqlDialect.values()) {
+			assertThat(getClass().getClassLoader().getResource(dialect.schemaLocation())).as(dialect.id()).isNotNull();
+		}
+	}
+
+}
