@@ -1,0 +1,112 @@
+package dev.idempotent.it;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jspecify.annotations.Nullable;
+
+import dev.idempotent.kafka.IdempotencyHeaders;
+
+/**
+ * Producing, topic creation and consumer lag against the broker a test started.
+ */
+public final class KafkaTestSupport implements AutoCloseable {
+
+	private final String bootstrapServers;
+
+	private final Admin admin;
+
+	private final KafkaProducer<String, String> producer;
+
+	public KafkaTestSupport(String bootstrapServers) {
+		this.bootstrapServers = bootstrapServers;
+		Properties adminProps = new Properties();
+		adminProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+		this.admin = Admin.create(adminProps);
+		Properties producerProps = new Properties();
+		producerProps.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+		producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+		producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+		this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new StringSerializer());
+	}
+
+	public String bootstrapServers() {
+		return this.bootstrapServers;
+	}
+
+	/** Create topics with the given partition count. */
+	public void createTopics(int partitions, String... topics) throws Exception {
+		this.admin.createTopics(java.util.Arrays.stream(topics).map((t) -> new NewTopic(t, partitions, (short) 1)).toList())
+			.all()
+			.get(30, TimeUnit.SECONDS);
+	}
+
+	/** Send a record with the idempotency key header (none if {@code key} is null) and wait for its ack. */
+	public void send(String topic, @Nullable String key, String payload) throws Exception {
+		ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, payload);
+		if (key != null) {
+			record.headers().add(IdempotencyHeaders.KEY, key.getBytes(StandardCharsets.UTF_8));
+		}
+		this.producer.send(record).get(30, TimeUnit.SECONDS);
+	}
+
+	/** Send many records without waiting for each, then flush. */
+	public void sendAll(String topic, List<String> keys) {
+		for (String key : keys) {
+			ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, "payload-" + key);
+			record.headers().add(IdempotencyHeaders.KEY, key.getBytes(StandardCharsets.UTF_8));
+			this.producer.send(record);
+		}
+		this.producer.flush();
+	}
+
+	/** The sum over the topic's partitions of end offset minus the group's committed offset. */
+	public long lag(String group, String topic) throws Exception {
+		Map<TopicPartition, OffsetAndMetadata> committed = this.admin.listConsumerGroupOffsets(group)
+			.partitionsToOffsetAndMetadata()
+			.get(30, TimeUnit.SECONDS);
+		int partitions = this.admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+		Map<TopicPartition, OffsetSpec> request = java.util.stream.IntStream.range(0, partitions)
+			.boxed()
+			.collect(Collectors.toMap((p) -> new TopicPartition(topic, p), (p) -> OffsetSpec.latest()));
+		return this.admin.listOffsets(request).all().get(30, TimeUnit.SECONDS).entrySet().stream().mapToLong((end) -> {
+			OffsetAndMetadata offset = committed.get(end.getKey());
+			return end.getValue().offset() - ((offset != null) ? offset.offset() : 0);
+		}).sum();
+	}
+
+	/** The committed offset of a group on one partition, or -1 if none. */
+	public long committedOffset(String group, TopicPartition partition) throws Exception {
+		OffsetAndMetadata offset = this.admin.listConsumerGroupOffsets(group)
+			.partitionsToOffsetAndMetadata()
+			.get(30, TimeUnit.SECONDS)
+			.get(partition);
+		return (offset != null) ? offset.offset() : -1;
+	}
+
+	public static Duration timeout() {
+		return Duration.ofSeconds(60);
+	}
+
+	@Override
+	public void close() {
+		this.producer.close(Duration.ofSeconds(5));
+		this.admin.close(Duration.ofSeconds(5));
+	}
+
+}
