@@ -1,0 +1,94 @@
+package dev.idempotent.it;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import dev.idempotent.testsupport.TestDatabases;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The incident: a consumer in a child JVM is killed with SIGKILL at the worst moments, then restarted; every
+ * key takes effect exactly once. One partition, so that offsets are easy to reason about.
+ */
+@EmbeddedKafka(partitions = 1, topics = { ConsumerCrashIT.AFTER_COMMIT, ConsumerCrashIT.BEFORE_COMMIT })
+class ConsumerCrashIT {
+
+	static final String AFTER_COMMIT = "crash.after-commit";
+
+	static final String BEFORE_COMMIT = "crash.before-commit";
+
+	private final ItLedger ledger = new ItLedger(new JdbcTemplate(TestDatabases.mariadb()));
+
+	@Test
+	void killedAfterTheDatabaseCommitAndBeforeTheOffsetCommit(EmbeddedKafkaBroker broker) throws Exception {
+		String group = UUID.randomUUID().toString().substring(0, 8) + "-after";
+		List<String> keys = keys(group, 10);
+		String victim = keys.get(5);
+		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString())) {
+			kafka.sendAll(AFTER_COMMIT, keys);
+			try (ChildConsumer first = ChildConsumer.start("after-commit-1", kafka.bootstrapServers(), AFTER_COMMIT,
+					group, "--crash.after-commit-of=" + victim)) {
+				first.awaitLine("CRASH-POINT after-commit " + victim);
+				first.kill();
+			}
+			assertThat(this.ledger.rows(group, victim)).as("committed before the crash").isOne();
+			assertThat(kafka.committedOffset(group, new TopicPartition(AFTER_COMMIT, 0)))
+				.as("the offset of the victim (5) was not committed")
+				.isLessThanOrEqualTo(5);
+
+			try (ChildConsumer second = ChildConsumer.start("after-commit-2", kafka.bootstrapServers(), AFTER_COMMIT,
+					group)) {
+				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, AFTER_COMMIT) == 0);
+				second.awaitLine("Idempotent hit: scope=" + group + " key=" + victim + " ");
+			}
+		}
+		assertEachKeyCreditedOnce(group, keys);
+	}
+
+	@Test
+	void killedInsideTheTransactionBeforeItsCommit(EmbeddedKafkaBroker broker) throws Exception {
+		String group = UUID.randomUUID().toString().substring(0, 8) + "-before";
+		List<String> keys = keys(group, 10);
+		String victim = keys.get(5);
+		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString())) {
+			kafka.sendAll(BEFORE_COMMIT, keys);
+			try (ChildConsumer first = ChildConsumer.start("before-commit-1", kafka.bootstrapServers(), BEFORE_COMMIT,
+					group, "--crash.before-commit-of=" + victim)) {
+				first.awaitLine("CRASH-POINT before-commit " + victim);
+				first.kill();
+			}
+			try (ChildConsumer second = ChildConsumer.start("before-commit-2", kafka.bootstrapServers(), BEFORE_COMMIT,
+					group)) {
+				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, BEFORE_COMMIT) == 0);
+				assertThat(second.printed("key=" + victim + " ")).as("the rolled-back record is processed, not a hit")
+					.isFalse();
+			}
+		}
+		assertEachKeyCreditedOnce(group, keys);
+	}
+
+	private void assertEachKeyCreditedOnce(String group, List<String> keys) {
+		assertThat(this.ledger.doubleCredits(group)).isEmpty();
+		for (String key : keys) {
+			assertThat(this.ledger.rows(group, key)).as(key).isOne();
+		}
+	}
+
+	private static List<String> keys(String group, int count) {
+		List<String> keys = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			keys.add(group + "-order-" + i);
+		}
+		return keys;
+	}
+
+}
