@@ -1,0 +1,236 @@
+package dev.idempotent.autoconfigure;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.ClaimResult;
+import dev.idempotent.claim.ClaimStore;
+import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.jdbc.JdbcClaimStore;
+import dev.idempotent.jdbc.SqlDialect;
+import dev.idempotent.kafka.IdempotentListener;
+import dev.idempotent.kafka.IdempotentListenerPostProcessor;
+import dev.idempotent.kafka.RecordCaptureInstaller;
+import dev.idempotent.metrics.MicrometerClaimListener;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aop.framework.Advised;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.config.ContainerCustomizer;
+import org.springframework.kafka.listener.AbstractMessageListenerContainer;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.CommonLoggingErrorHandler;
+import org.springframework.kafka.listener.CompositeRecordInterceptor;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.RecordInterceptor;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.interceptor.TransactionInterceptor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class IdempotentAutoConfigurationTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+				IdempotentAutoConfiguration.class, IdempotentMetricsAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:autoconfig;MODE=MySQL;DB_CLOSE_DELAY=-1",
+				"spring.kafka.bootstrap-servers=127.0.0.1:9");
+
+	@Test
+	void providesTheClaimChainOnTheApplicationsDataSource() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(ClaimStore.class)
+				.hasSingleBean(TransactionalClaimExecutor.class)
+				.hasSingleBean(IdempotentListenerPostProcessor.class)
+				.hasSingleBean(RecordCaptureInstaller.class)
+				.hasSingleBean(CommonErrorHandler.class);
+			assertThat(context.getBean(CommonErrorHandler.class)).isInstanceOf(DefaultErrorHandler.class);
+			assertThat(context.getBean(JdbcClaimStore.class).getDialect()).isEqualTo(SqlDialect.H2);
+			assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+				.queryForObject("SELECT COUNT(*) FROM idempotent_claim", Integer.class)).isZero();
+		});
+	}
+
+	@Test
+	void theSchemaIsOnlyCreatedWhenAskedFor() {
+		this.runner
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:noschema;MODE=MySQL",
+					"idempotent.jdbc.initialize-schema=never", "idempotent.table-name=never_created")
+			.run((context) -> assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+				.queryForObject("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = 'NEVER_CREATED'",
+						Integer.class))
+				.isZero());
+	}
+
+	@Test
+	void stepsAsideForTheApplicationsOwnBeans() {
+		this.runner.withUserConfiguration(UserBeans.class).run((context) -> {
+			assertThat(context).hasSingleBean(ClaimStore.class).hasSingleBean(CommonErrorHandler.class);
+			assertThat(context.getBean(ClaimStore.class)).isSameAs(context.getBean(UserBeans.class).store);
+			assertThat(context.getBean(CommonErrorHandler.class)).isInstanceOf(CommonLoggingErrorHandler.class);
+			AbstractMessageListenerContainer<?, ?> container = context
+				.getBean(ConcurrentKafkaListenerContainerFactory.class)
+				.createContainer("orders");
+			assertThat(container.getCommonErrorHandler()).isSameAs(context.getBean(CommonErrorHandler.class));
+		});
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void composesWithTheApplicationsRecordInterceptorAndContainerCustomizer() {
+		this.runner.withUserConfiguration(UserKafkaHooks.class).run((context) -> {
+			UserKafkaHooks hooks = context.getBean(UserKafkaHooks.class);
+			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = context
+				.getBean(ConcurrentKafkaListenerContainerFactory.class);
+			RecordInterceptor<Object, Object> interceptor = factory.getRecordInterceptor();
+			assertThat(interceptor).isInstanceOf(CompositeRecordInterceptor.class);
+			ConsumerRecord<Object, Object> record = new ConsumerRecord<>("orders", 0, 7L, "k", "v");
+			assertThat(interceptor.intercept(record, null)).isSameAs(record);
+			assertThat(hooks.intercepted).hasValue(1);
+
+			factory.createContainer("orders");
+			assertThat(hooks.customized).hasValue(1);
+		});
+	}
+
+	@Test
+	void backsOffWithoutADataSource() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class, IdempotentAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(ClaimStore.class));
+	}
+
+	@Test
+	void refusesATableNameThatIsNotAnIdentifier() {
+		this.runner.withPropertyValues("idempotent.table-name=claims; DROP TABLE t_ledger")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("Invalid idempotency table name 'claims; DROP TABLE t_ledger'"));
+	}
+
+	@Test
+	void countsClaimsInMicrometerWhenARegistryIsPresent() {
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.run((context) -> assertThat(context).hasSingleBean(MicrometerClaimListener.class));
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(MicrometerClaimListener.class));
+		this.runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(TransactionalClaimExecutor.class)
+				.doesNotHaveBean(MicrometerClaimListener.class));
+	}
+
+	@Test
+	void failsAtStartupNamingAMethodWhoseKeyExpressionDoesNotParse() {
+		this.runner.withBean(BadExpressionListener.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("Invalid @IdempotentListener")
+				.hasMessageContaining("BadExpressionListener.onEvent(java.lang.String)")
+				.hasMessageContaining("does not parse"));
+	}
+
+	@Test
+	void theClaimIsTheOutermostAdviceAroundTransactional() {
+		this.runner.withUserConfiguration(TransactionalListenerConfiguration.class).run((context) -> {
+			Object bean = context.getBean(TransactionalListener.class);
+			assertThat(bean).isInstanceOf(Advised.class);
+			var advisors = ((Advised) bean).getAdvisors();
+			assertThat(advisors).hasSizeGreaterThanOrEqualTo(2);
+			assertThat(advisors[0].getAdvice().getClass().getSimpleName()).isEqualTo("IdempotentListenerInterceptor");
+			assertThat(advisors[1].getAdvice()).isInstanceOf(TransactionInterceptor.class);
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserBeans {
+
+		final ClaimStore store = new ClaimStore() {
+			@Override
+			public ClaimResult claim(ClaimRequest request) {
+				return new ClaimResult.Claimed(false);
+			}
+
+			@Override
+			public void markSucceeded(ClaimRequest request) {
+			}
+		};
+
+		@Bean
+		ClaimStore userClaimStore() {
+			return this.store;
+		}
+
+		@Bean
+		CommonLoggingErrorHandler userErrorHandler() {
+			return new CommonLoggingErrorHandler();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserKafkaHooks {
+
+		final AtomicInteger intercepted = new AtomicInteger();
+
+		final AtomicInteger customized = new AtomicInteger();
+
+		@Bean
+		RecordInterceptor<Object, Object> userRecordInterceptor() {
+			return (record, consumer) -> {
+				this.intercepted.incrementAndGet();
+				return record;
+			};
+		}
+
+		@Bean
+		ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> userCustomizer() {
+			return (container) -> this.customized.incrementAndGet();
+		}
+
+	}
+
+	static class BadExpressionListener {
+
+		@IdempotentListener(key = "#payload.(")
+		public void onEvent(String payload) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableTransactionManagement
+	static class TransactionalListenerConfiguration {
+
+		@Bean
+		TransactionalListener transactionalListener() {
+			return new TransactionalListener();
+		}
+
+	}
+
+	static class TransactionalListener {
+
+		@Transactional
+		@IdempotentListener(key = "#payload")
+		public void onEvent(String payload) {
+		}
+
+	}
+
+}
