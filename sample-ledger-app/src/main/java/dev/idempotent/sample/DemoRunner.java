@@ -2,6 +2,7 @@ package dev.idempotent.sample;
 
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.concurrent.ThreadLocalRandom;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +46,8 @@ public class DemoRunner implements ApplicationRunner {
 		if (this.properties.getEvents() <= 0) {
 			return;
 		}
-		String runId = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMddHHmmss"));
+		String runId = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMddHHmmss")) + "-"
+				+ Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
 		String topic = this.properties.getTopic();
 		DemoStream.Published published = this.stream.publish(topic, runId, this.properties.getEvents(),
 				this.properties.getResendRatio());
