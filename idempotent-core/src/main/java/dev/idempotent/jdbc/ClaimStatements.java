@@ -4,18 +4,19 @@ package dev.idempotent.jdbc;
  * The SQL of the claim store for one table, rendered once. The table name is the only part written into the
  * text and it is a validated {@link TableName}; every value is a bind parameter.
  *
- * @param insert claims a new key: binds scope, key, source topic, partition, offset, created, updated
+ * @param insert claims a new key: binds scope, key, source topic, partition, offset, created, updated; 1 row
+ * claimed, 0 rows (or a duplicate-key error, depending on the dialect) a duplicate
  * @param reclaim takes over a FAILED row: binds source topic, partition, offset, updated, scope, key
  * @param read reads an existing row: binds scope, key; returns status, created_at
  * @param markSucceeded marks a claimed row SUCCEEDED: binds updated, scope, key
  */
 record ClaimStatements(String insert, String reclaim, String read, String markSucceeded) {
 
-	static ClaimStatements forTable(TableName table) {
+	static ClaimStatements forTable(TableName table, SqlDialect dialect) {
 		String t = table.value();
 		return new ClaimStatements(
 				"INSERT INTO " + t + " (scope, idempotency_key, status, attempts, source_topic, source_partition,"
-						+ " source_offset, created_at, updated_at) VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?)",
+						+ " source_offset, created_at, updated_at) VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?)" + dialect.insertSuffix(),
 				"UPDATE " + t + " SET status = 0, attempts = attempts + 1, source_topic = ?, source_partition = ?,"
 						+ " source_offset = ?, updated_at = ?, last_error = NULL"
 						+ " WHERE scope = ? AND idempotency_key = ? AND status = 2",

@@ -65,7 +65,7 @@ public class JdbcClaimStore implements ClaimStore {
 	public JdbcClaimStore(DataSource dataSource, TableName table, SqlDialect dialect, Clock clock) {
 		this.dataSource = dataSource;
 		this.dialect = dialect;
-		this.sql = ClaimStatements.forTable(table);
+		this.sql = ClaimStatements.forTable(table, dialect);
 		this.clock = clock;
 		this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
 	}

@@ -16,14 +16,19 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The databases the JDBC claim store supports, and what differs between them: the DDL file, and how a
- * duplicate key and a transient failure are recognised. Errors are recognised by vendor error code and
- * SQLState, never by message text, which changes with the server's language.
+ * The databases the JDBC claim store supports, and what differs between them: the DDL file, how the claim
+ * INSERT reports a duplicate, and how a transient failure is recognised. Errors are recognised by vendor error
+ * code and SQLState, never by message text, which changes with the server's language.
  * <ul>
- * <li>MySQL and MariaDB: duplicate = vendor code 1062 (or 1586); a duplicate does not abort the transaction.
- * Transient = 1213 (deadlock) and 1205 (lock-wait timeout).</li>
- * <li>H2: duplicate = 23505; a duplicate does not abort the transaction. Transient = 40001 (deadlock) and
- * 50200 (lock timeout).</li>
+ * <li>MySQL and MariaDB: a duplicate is error 1062 (or 1586) and does not abort the transaction. Transient:
+ * 1213 (deadlock) and 1205 (lock-wait timeout).</li>
+ * <li>PostgreSQL: a unique violation (23505) would abort the whole transaction (every later statement fails
+ * with 25P02 and the commit silently rolls back), so the claim is {@code INSERT ... ON CONFLICT DO NOTHING}:
+ * 0 rows means duplicate, no error is raised and the server log stays clean. Transient: 40001 (serialization
+ * failure, e.g. a conflicting row committed after a REPEATABLE READ snapshot), 40P01 (deadlock) and 55P03
+ * (lock not available).</li>
+ * <li>H2: a duplicate is 23505 and does not abort the transaction. Transient: 40001 (deadlock) and 50200
+ * (lock timeout).</li>
  * </ul>
  * Thread-safe (an enum).
  *
@@ -32,21 +37,30 @@ import org.jspecify.annotations.Nullable;
 public enum SqlDialect {
 
 	/** MySQL 8.x. */
-	MYSQL("mysql", Set.of(1062, 1586), Set.of(1213, 1205), false),
+	MYSQL("mysql", "", Set.of(1062, 1586), Set.of(1213, 1205), false),
 
 	/**
 	 * MariaDB 10.6 and later. Times are bound as text: MariaDB 10.x announces itself as server version
 	 * "5.5.5-10.x", from which mysql-connector-j concludes that it has no fractional seconds and truncates bound
 	 * temporal values to whole seconds.
 	 */
-	MARIADB("mariadb", Set.of(1062, 1586), Set.of(1213, 1205), true),
+	MARIADB("mariadb", "", Set.of(1062, 1586), Set.of(1213, 1205), true),
+
+	/** PostgreSQL 13 and later. */
+	POSTGRESQL("postgresql", " ON CONFLICT (scope, idempotency_key) DO NOTHING", Set.of(), Set.of(), false),
 
 	/** H2 2.x, in any compatibility mode. */
-	H2("h2", Set.of(23505), Set.of(40001, 50200), false);
+	H2("h2", "", Set.of(23505), Set.of(40001, 50200), false);
+
+	private static final Set<String> DUPLICATE_STATES = Set.of("23505");
+
+	private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "55P03");
 
 	private static final DateTimeFormatter TIME_TEXT = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS");
 
 	private final String id;
+
+	private final String insertSuffix;
 
 	private final Set<Integer> duplicateKeyCodes;
 
@@ -54,11 +68,31 @@ public enum SqlDialect {
 
 	private final boolean bindsTimeAsText;
 
-	SqlDialect(String id, Set<Integer> duplicateKeyCodes, Set<Integer> transientCodes, boolean bindsTimeAsText) {
+	SqlDialect(String id, String insertSuffix, Set<Integer> duplicateKeyCodes, Set<Integer> transientCodes,
+			boolean bindsTimeAsText) {
 		this.id = id;
+		this.insertSuffix = insertSuffix;
 		this.duplicateKeyCodes = duplicateKeyCodes;
 		this.transientCodes = transientCodes;
 		this.bindsTimeAsText = bindsTimeAsText;
+	}
+
+	/**
+	 * Return what follows the VALUES clause of the claim INSERT: an {@code ON CONFLICT} clause where a
+	 * duplicate must not raise an error, else nothing.
+	 * @return the suffix, possibly empty
+	 */
+	String insertSuffix() {
+		return this.insertSuffix;
+	}
+
+	/**
+	 * Tell whether the key and scope columns need a binary, NO PAD collation to compare byte for byte (the
+	 * MySQL family's defaults are case- and accent-insensitive and PAD SPACE).
+	 * @return whether the collation of the key columns must be checked
+	 */
+	public boolean needsBinaryCollation() {
+		return this == MYSQL || this == MARIADB;
 	}
 
 	/**
@@ -101,22 +135,23 @@ public enum SqlDialect {
 	 * @return whether it signals a duplicate key
 	 */
 	public boolean isDuplicateKey(SQLException ex) {
-		return "23505".equals(ex.getSQLState()) || matches(ex, this.duplicateKeyCodes);
+		return matches(ex, DUPLICATE_STATES, this.duplicateKeyCodes);
 	}
 
 	/**
-	 * Tell whether an exception is a deadlock or lock-wait timeout that a retry of the transaction resolves.
+	 * Tell whether an exception is a deadlock, lock-wait timeout or serialization failure that a retry of the
+	 * whole transaction resolves.
 	 * @param ex the exception, never {@code null}
 	 * @return whether it is transient
 	 */
 	public boolean isTransient(SQLException ex) {
-		return "40001".equals(ex.getSQLState()) || "40P01".equals(ex.getSQLState())
-				|| matches(ex, this.transientCodes);
+		return matches(ex, TRANSIENT_STATES, this.transientCodes);
 	}
 
-	private static boolean matches(SQLException ex, Set<Integer> codes) {
+	private static boolean matches(SQLException ex, Set<String> states, Set<Integer> codes) {
 		for (Throwable t = ex; t != null; t = t.getCause()) {
-			if (t instanceof SQLException sql && codes.contains(sql.getErrorCode())) {
+			if (t instanceof SQLException sql
+					&& (codes.contains(sql.getErrorCode()) || (sql.getSQLState() != null && states.contains(sql.getSQLState())))) {
 				return true;
 			}
 		}
@@ -143,6 +178,9 @@ public enum SqlDialect {
 		}
 		if (name.equals("h2")) {
 			return H2;
+		}
+		if (name.contains("postgresql")) {
+			return POSTGRESQL;
 		}
 		throw new UnsupportedDatabaseException(product + " " + version);
 	}

@@ -21,8 +21,10 @@ import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStatus;
+import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.DeliverySource;
 import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.claim.TransientClaimException;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.key.KeyValidator;
 import dev.idempotent.testsupport.RecordingClaimListener;
@@ -30,10 +32,13 @@ import dev.idempotent.testsupport.TestDatabases;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,8 +74,8 @@ public abstract class AbstractClaimStoreContractTest {
 	/** The dialect the database must be detected as. */
 	protected abstract SqlDialect expectedDialect();
 
-	/** Wait until the waiter's claim waits for the row lock held by another transaction. */
-	protected abstract void awaitLockWait(JdbcTemplate jdbc, Thread waiter);
+	/** Wait until each waiter's claim waits for the row lock held by another transaction. */
+	protected abstract void awaitLockWaits(JdbcTemplate jdbc, List<Thread> waiters);
 
 	@BeforeEach
 	void createTables() {
@@ -239,44 +244,97 @@ public abstract class AbstractClaimStoreContractTest {
 	}
 
 	@Test
-	void aHolderThatRollsBackLetsTheWaitingClaimWin() throws Exception {
+	void aHolderThatRollsBackLetsExactlyOneOfTheWaitingClaimsWin() throws Exception {
 		CountDownLatch holding = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		ExecutorService pool = Executors.newFixedThreadPool(2);
-		try {
-			Future<?> holder = pool.submit(() -> {
+		AtomicInteger runs = new AtomicInteger();
+		CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
+			try {
+				this.executor.execute(request("order-1"), () -> {
+					holding.countDown();
+					release.await();
+					throw new IllegalStateException("holder rolls back");
+				});
+			}
+			catch (Throwable ex) {
+				assertThat(ex).hasMessage("holder rolls back");
+			}
+		});
+		assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+		List<CompletableFuture<ClaimOutcome<Integer>>> waiters = new ArrayList<>();
+		List<Thread> threads = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			CompletableFuture<ClaimOutcome<Integer>> waiter = new CompletableFuture<>();
+			Thread thread = new Thread(() -> {
 				try {
-					this.executor.execute(request("order-1"), () -> {
-						holding.countDown();
-						release.await();
-						throw new IllegalStateException("holder rolls back");
-					});
-				}
-				catch (Throwable ex) {
-					assertThat(ex).hasMessage("holder rolls back");
-				}
-				return null;
-			});
-			assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
-			CompletableFuture<ClaimOutcome<String>> waiter = new CompletableFuture<>();
-			Thread waiterThread = new Thread(() -> {
-				try {
-					waiter.complete(this.executor.execute(request("order-1"), () -> "waiter"));
+					waiter.complete(this.executor.execute(request("order-1"), runs::incrementAndGet));
 				}
 				catch (Throwable ex) {
 					waiter.completeExceptionally(ex);
 				}
-			}, "claim-waiter");
-			waiterThread.start();
-			awaitLockWait(this.jdbc, waiterThread);
-			release.countDown();
-			holder.get(30, TimeUnit.SECONDS);
-			assertThat(waiter.get(30, TimeUnit.SECONDS)).isEqualTo(new ClaimOutcome.Processed<>("waiter", false));
+			}, "claim-waiter-" + i);
+			thread.start();
+			waiters.add(waiter);
+			threads.add(thread);
 		}
-		finally {
-			pool.shutdownNow();
+		awaitLockWaits(this.jdbc, threads);
+		release.countDown();
+		holder.get(30, TimeUnit.SECONDS);
+		List<Class<?>> outcomes = new ArrayList<>();
+		for (CompletableFuture<ClaimOutcome<Integer>> waiter : waiters) {
+			outcomes.add(waiter.get(60, TimeUnit.SECONDS).getClass());
 		}
-		assertThat(this.listener.hits).hasValue(0);
+		assertThat(outcomes).containsExactlyInAnyOrder(ClaimOutcome.Processed.class, ClaimOutcome.Skipped.class);
+		assertThat(runs).hasValue(1);
+		assertThat(this.listener.hits).hasValue(1);
+	}
+
+	@Test
+	void aDeadlockBetweenTwoClaimingTransactionsIsRetriedAndNeverAHit() throws Exception {
+		CountingStore counting = new CountingStore(this.store);
+		TransactionalClaimExecutor retrying = new TransactionalClaimExecutor(counting,
+				new DataSourceTransactionManager(this.dataSource), this.listener, 5);
+		CyclicBarrier bothHoldTheirFirstKey = new CyclicBarrier(2);
+		CompletableFuture<ClaimOutcome<String>> first = claimBothInOrder(retrying, counting, "A", "B",
+				bothHoldTheirFirstKey);
+		CompletableFuture<ClaimOutcome<String>> second = claimBothInOrder(retrying, counting, "B", "A",
+				bothHoldTheirFirstKey);
+
+		List<Class<?>> outcomes = List.of(first.get(60, TimeUnit.SECONDS).getClass(),
+				second.get(60, TimeUnit.SECONDS).getClass());
+
+		assertThat(counting.transientFailures).as("deadlock victims").hasPositiveValue();
+		assertThat(outcomes).containsExactlyInAnyOrder(ClaimOutcome.Processed.class, ClaimOutcome.Skipped.class);
+		assertThat(this.jdbc.queryForList("SELECT idempotency_key FROM " + this.table, String.class))
+			.containsExactlyInAnyOrder("A", "B");
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Isolation.class, names = { "READ_COMMITTED", "REPEATABLE_READ" })
+	void aListenerTransactionThatAlreadyReadRowsStillRecognisesAHit(Isolation isolation) throws Throwable {
+		this.executor.execute(request("other"), () -> null);
+		TransactionTemplate listenerTransaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		listenerTransaction.setIsolationLevel(isolation.value());
+		AtomicInteger runs = new AtomicInteger();
+		AtomicInteger attempts = new AtomicInteger();
+		ClaimOutcome<Integer> outcome = null;
+		while (outcome == null) {
+			try {
+				outcome = listenerTransaction.execute((status) -> {
+					this.jdbc.queryForList("SELECT idempotency_key FROM " + this.table, String.class);
+					if (attempts.incrementAndGet() == 1) {
+						CompletableFuture.runAsync(() -> claimAndRun(this.executor, "order-1", runs)).join();
+					}
+					return claimAndRun(this.executor, "order-1", runs);
+				});
+			}
+			catch (TransientClaimException ex) {
+				// the caller's own transaction saw a serialization failure (PostgreSQL, REPEATABLE READ): retry it
+				assertThat(attempts).hasValueLessThan(3);
+			}
+		}
+		assertThat(outcome).isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(runs).hasValue(1);
 	}
 
 	@Test
@@ -294,9 +352,70 @@ public abstract class AbstractClaimStoreContractTest {
 		assertThat(count(this.table.value())).isZero();
 	}
 
-	protected void awaitCondition(JdbcTemplate jdbc, String sql) {
+	protected void awaitCount(JdbcTemplate jdbc, String sql, int atLeast) {
 		await().atMost(java.time.Duration.ofSeconds(20))
-			.until(() -> jdbc.queryForObject(sql, Integer.class), (n) -> n != null && n > 0);
+			.until(() -> jdbc.queryForObject(sql, Integer.class), (n) -> n != null && n >= atLeast);
+	}
+
+	private CompletableFuture<ClaimOutcome<String>> claimBothInOrder(TransactionalClaimExecutor executor,
+			ClaimStore store, String firstKey, String secondKey, CyclicBarrier barrier) {
+		AtomicInteger attempt = new AtomicInteger();
+		return CompletableFuture.supplyAsync(() -> {
+			try {
+				return executor.execute(request(firstKey), () -> {
+					if (attempt.incrementAndGet() == 1) {
+						barrier.await(30, TimeUnit.SECONDS);
+					}
+					store.claim(request(secondKey));
+					return firstKey + secondKey;
+				});
+			}
+			catch (Throwable ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+	}
+
+	private static ClaimOutcome<Integer> claimAndRun(TransactionalClaimExecutor executor, String key,
+			AtomicInteger runs) {
+		try {
+			return executor.execute(new ClaimRequest("ledger", key, null), runs::incrementAndGet);
+		}
+		catch (RuntimeException ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Passes claims through, counting the transient failures. */
+	private static final class CountingStore implements ClaimStore {
+
+		final AtomicInteger transientFailures = new AtomicInteger();
+
+		private final ClaimStore delegate;
+
+		CountingStore(ClaimStore delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public ClaimResult claim(ClaimRequest request) {
+			try {
+				return this.delegate.claim(request);
+			}
+			catch (TransientClaimException ex) {
+				this.transientFailures.incrementAndGet();
+				throw ex;
+			}
+		}
+
+		@Override
+		public void markSucceeded(ClaimRequest request) {
+			this.delegate.markSucceeded(request);
+		}
+
 	}
 
 	protected ClaimRequest request(String key) {

@@ -2,6 +2,7 @@ package dev.idempotent.jdbc;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -25,10 +26,11 @@ class H2ClaimStoreTest extends AbstractClaimStoreContractTest {
 	}
 
 	@Override
-	protected void awaitLockWait(JdbcTemplate jdbc, Thread waiter) {
+	protected void awaitLockWaits(JdbcTemplate jdbc, List<Thread> waiters) {
 		// embedded H2 runs the INSERT on the caller's thread and retries it while the row is locked
-		await().atMost(Duration.ofSeconds(20)).until(() -> Arrays.stream(waiter.getStackTrace())
-			.anyMatch((frame) -> frame.getClassName().equals("org.h2.mvstore.db.MVSecondaryIndex")));
+		await().atMost(Duration.ofSeconds(20)).until(() -> waiters.stream().allMatch((waiter) -> Arrays
+			.stream(waiter.getStackTrace())
+			.anyMatch((frame) -> frame.getClassName().equals("org.h2.mvstore.db.MVSecondaryIndex"))));
 	}
 
 }

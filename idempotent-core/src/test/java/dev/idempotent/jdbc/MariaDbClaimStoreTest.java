@@ -1,13 +1,25 @@
 package dev.idempotent.jdbc;
 
+import java.util.List;
+
 import javax.sql.DataSource;
 
 import dev.idempotent.testsupport.TestDatabases;
+import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 /** The claim store contract on MariaDB at 127.0.0.1:3306 (see {@link TestDatabases}). */
 class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
+
+	/** The contract's hits are recognised while the server reports errors in German. */
+	@Test
+	void theServerReportsErrorsInAnotherLanguage() {
+		assertThatThrownBy(() -> this.jdbc.queryForList("SELECT * FROM no_such_table_here"))
+			.hasMessageContaining("existiert nicht");
+	}
 
 	@Override
 	protected DataSource dataSource() {
@@ -20,8 +32,8 @@ class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
 	}
 
 	@Override
-	protected void awaitLockWait(JdbcTemplate jdbc, Thread waiter) {
-		awaitCondition(jdbc, "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'");
+	protected void awaitLockWaits(JdbcTemplate jdbc, List<Thread> waiters) {
+		awaitCount(jdbc, "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'", waiters.size());
 	}
 
 }

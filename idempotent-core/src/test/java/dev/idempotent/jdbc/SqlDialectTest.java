@@ -27,6 +27,16 @@ class SqlDialectTest {
 	}
 
 	@Test
+	void postgresqlNeverRaisesADuplicateAndRetriesSerializationFailures() {
+		assertThat(SqlDialect.POSTGRESQL.insertSuffix()).isEqualTo(" ON CONFLICT (scope, idempotency_key) DO NOTHING");
+		assertThat(SqlDialect.POSTGRESQL.isTransient(new SQLException("x", "40001"))).isTrue();
+		assertThat(SqlDialect.POSTGRESQL.isTransient(new SQLException("x", "40P01"))).isTrue();
+		assertThat(SqlDialect.POSTGRESQL.isTransient(new SQLException("x", "55P03"))).isTrue();
+		assertThat(SqlDialect.POSTGRESQL.isTransient(new SQLException("x", "25P02"))).isFalse();
+		assertThat(SqlDialect.MARIADB.insertSuffix()).isEmpty();
+	}
+
+	@Test
 	void deadlocksAndLockWaitTimeoutsAreTransient() {
 		assertThat(SqlDialect.MARIADB.isTransient(new SQLTransactionRollbackException("x", "40001", 1213))).isTrue();
 		assertThat(SqlDialect.MARIADB.isTransient(new SQLException("x", "HY000", 1205))).isTrue();
@@ -39,7 +49,7 @@ class SqlDialectTest {
 		assertThat(SqlDialect.fromId("MariaDB")).isEqualTo(SqlDialect.MARIADB);
 		assertThat(SqlDialect.MYSQL.schemaLocation()).isEqualTo("dev/idempotent/jdbc/schema/schema-mysql.sql");
 		assertThatIllegalArgumentException().isThrownBy(() -> SqlDialect.fromId("oracle"))
-			.withMessageContaining("supported: mysql, mariadb, h2");
+			.withMessageContaining("supported: mysql, mariadb, postgresql, h2");
 	}
 
 	@Test

@@ -10,38 +10,62 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.jdbc.SchemaInitializer;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The databases the tests talk to: MariaDB on 127.0.0.1:3306 (root, no password, database {@code test}) and
- * H2 in memory. Override MariaDB with {@code IDEMPOTENT_MARIADB_URL}, {@code IDEMPOTENT_MARIADB_USER} and
- * {@code IDEMPOTENT_MARIADB_PASSWORD}. Idempotency tables are created from the shipped DDL.
+ * The databases the tests talk to: MariaDB on 127.0.0.1:3306 (root, no password, database {@code test}),
+ * PostgreSQL on 127.0.0.1:5432 (postgres, trust, database {@code test}) and H2 in memory. Override them with
+ * {@code IDEMPOTENT_MARIADB_URL|USER|PASSWORD} and {@code IDEMPOTENT_POSTGRESQL_URL|USER|PASSWORD}.
+ * <p>Every connection runs in a session time zone other than the JVM's (which is UTC+8 in tests) and MariaDB
+ * answers in German, so that tests catch times written in a local zone and errors recognised by their text.
+ * Idempotency tables are created from the shipped DDL.
  */
 public final class TestDatabases {
 
-	/** JDBC URL of the MariaDB test database. */
-	public static final String MARIADB_URL = env("IDEMPOTENT_MARIADB_URL", "jdbc:mysql://127.0.0.1:3306/test");
+	/** The MariaDB test database. */
+	public static final Connection MARIADB = new Connection(env("IDEMPOTENT_MARIADB_URL", "jdbc:mysql://127.0.0.1:3306/test"),
+			env("IDEMPOTENT_MARIADB_USER", "root"), env("IDEMPOTENT_MARIADB_PASSWORD", ""));
 
-	/** User of the MariaDB test database. */
-	public static final String MARIADB_USER = env("IDEMPOTENT_MARIADB_USER", "root");
+	/** The PostgreSQL test database. */
+	public static final Connection POSTGRESQL = new Connection(
+			env("IDEMPOTENT_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/test"),
+			env("IDEMPOTENT_POSTGRESQL_USER", "postgres"), env("IDEMPOTENT_POSTGRESQL_PASSWORD", ""));
 
-	/** Password of the MariaDB test database. */
-	public static final String MARIADB_PASSWORD = env("IDEMPOTENT_MARIADB_PASSWORD", "");
-
-	private static final ConcurrentHashMap<String, HikariDataSource> pools = new ConcurrentHashMap<>();
+	private static final ConcurrentHashMap<String, DataSource> pools = new ConcurrentHashMap<>();
 
 	private TestDatabases() {
 	}
 
 	/** A pooled data source on the MariaDB test database, shared by the tests of one JVM. */
 	public static DataSource mariadb() {
-		return pools.computeIfAbsent("mariadb", (name) -> pool(MARIADB_URL, MARIADB_USER, MARIADB_PASSWORD));
+		return pools.computeIfAbsent("mariadb",
+				(name) -> pool(MARIADB, "SET time_zone = '+05:00', lc_messages = 'de_DE'"));
+	}
+
+	/** A pooled data source on the PostgreSQL test database, shared by the tests of one JVM. */
+	public static DataSource postgresql() {
+		return pools.computeIfAbsent("postgresql", (name) -> pool(POSTGRESQL, "SET TIME ZONE 'America/New_York'"));
 	}
 
 	/** A pooled data source on an in-memory H2 database in MySQL mode, shared by the tests of one JVM. */
 	public static DataSource h2() {
-		return pools.computeIfAbsent("h2", (name) -> pool("jdbc:h2:mem:idempotent;MODE=MySQL;DB_CLOSE_DELAY=-1", "sa", ""));
+		return pools.computeIfAbsent("h2", (name) -> pool(
+				new Connection("jdbc:h2:mem:idempotent;MODE=MySQL;DB_CLOSE_DELAY=-1", "sa", ""), "SET TIME ZONE '-03:00'"));
+	}
+
+	/** A pooled data source on any database, e.g. one in a container. */
+	public static DataSource pool(Connection connection, @Nullable String initSql) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(connection.url());
+		config.setUsername(connection.user());
+		config.setPassword(connection.password());
+		config.setMaximumPoolSize(12);
+		if (initSql != null) {
+			config.setConnectionInitSql(initSql);
+		}
+		return new HikariDataSource(config);
 	}
 
 	/**
@@ -59,19 +83,19 @@ public final class TestDatabases {
 		new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + new TableName(table).value());
 	}
 
-	private static HikariDataSource pool(String url, String user, String password) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(url);
-		config.setUsername(user);
-		config.setPassword(password);
-		config.setMaximumPoolSize(12);
-		config.setPoolName("test-" + url.substring(5, 10));
-		return new HikariDataSource(config);
-	}
-
 	private static String env(String name, String fallback) {
 		String value = System.getenv(name);
 		return (value != null && !value.isEmpty()) ? value : fallback;
+	}
+
+	/**
+	 * How to reach a database.
+	 *
+	 * @param url the JDBC URL
+	 * @param user the user
+	 * @param password the password, may be empty
+	 */
+	public record Connection(String url, String user, String password) {
 	}
 
 }
