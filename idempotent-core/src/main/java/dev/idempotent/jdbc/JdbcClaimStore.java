@@ -28,11 +28,14 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
  * A {@link ClaimStore} on an idempotency table in the business database.
- * <p>The claim is one INSERT guarded by the unique index on (scope, idempotency_key). Its own result decides:
- * a duplicate-key error of that INSERT (recognised by vendor code, see {@link SqlDialect}) is a hit; the row is
- * then read only to report its status and first-processing time, and a FAILED row is taken over by a
- * conditional UPDATE, which is atomic on its own. No SELECT ever decides a claim, because a REPEATABLE READ
- * snapshot may not show a row that another transaction committed after the snapshot was taken.
+ * <p>The claim is one INSERT guarded by the unique index on (scope, idempotency_key). Its own result decides
+ * between "claimed" and "exists": a duplicate (an error recognised by vendor code, or 0 rows from
+ * {@code ON CONFLICT DO NOTHING}, see {@link SqlDialect}) means the key was claimed before. The existing row is
+ * then read, without locking it, to report its status and first-processing time; only a FAILED row is taken
+ * over, by an UPDATE conditional on {@code status = 2}, which is atomic on its own. No SELECT ever decides that
+ * a key is new, because a REPEATABLE READ snapshot may not show a row that another transaction committed after
+ * the snapshot was taken; at worst such a snapshot hides the row's status and the hit is reported with an
+ * unknown status.
  * <p>Concurrent claims of one key serialise on the unique index: the second INSERT waits until the first
  * transaction ends, then fails as a duplicate (the first committed) or succeeds (the first rolled back).
  * <p>All statements run on the connection bound to the current transaction (Spring's
@@ -86,10 +89,11 @@ public class JdbcClaimStore implements ClaimStore {
 			if (insert(connection, request, now)) {
 				return new ClaimResult.Claimed(false);
 			}
-			if (reclaim(connection, request, now)) {
+			ClaimResult.Hit existing = readExisting(connection, request);
+			if (existing.status() == ClaimStatus.FAILED && reclaim(connection, request, now)) {
 				return new ClaimResult.Claimed(true);
 			}
-			return readHit(connection, request);
+			return existing;
 		}
 		catch (SQLException ex) {
 			throw translate("claim", request, ex);
@@ -146,7 +150,12 @@ public class JdbcClaimStore implements ClaimStore {
 		}
 	}
 
-	private ClaimResult.Hit readHit(Connection connection, ClaimRequest request) throws SQLException {
+	/**
+	 * Read the existing row with a plain, non-locking read. Locking it (or updating it unconditionally) on every
+	 * hit would make concurrent hits on one key deadlock on InnoDB, where each duplicate INSERT already holds a
+	 * shared lock on the row.
+	 */
+	private ClaimResult.Hit readExisting(Connection connection, ClaimRequest request) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.read())) {
 			ps.setString(1, request.scope());
 			ps.setString(2, request.key());

@@ -18,6 +18,7 @@ class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
 	@Test
 	void theServerReportsErrorsInAnotherLanguage() {
 		assertThatThrownBy(() -> this.jdbc.queryForList("SELECT * FROM no_such_table_here"))
+			.rootCause()
 			.hasMessageContaining("existiert nicht");
 	}
 
