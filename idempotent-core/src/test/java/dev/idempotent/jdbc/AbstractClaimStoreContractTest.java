@@ -346,6 +346,44 @@ public abstract class AbstractClaimStoreContractTest {
 	}
 
 	@Test
+	void theShippedTableIsValid() {
+		assertThat(new SchemaValidator(this.dataSource, this.table, expectedDialect(), KeyValidator.DEFAULT_MAX_LENGTH)
+			.problems()).isEmpty();
+	}
+
+	@Test
+	void theStartupCheckReportsAMissingTable() {
+		SchemaValidator validator = new SchemaValidator(this.dataSource, new TableName("no_such_claims"),
+				expectedDialect(), KeyValidator.DEFAULT_MAX_LENGTH);
+		assertThatThrownBy(validator::validate).isInstanceOf(SchemaValidator.InvalidSchemaException.class)
+			.hasMessageContaining("table no_such_claims does not exist")
+			.hasMessageContaining("CREATE TABLE IF NOT EXISTS no_such_claims")
+			.hasMessageContaining("idempotent.jdbc.schema-validation=warn");
+	}
+
+	@Test
+	void theStartupCheckReportsAMissingUniqueIndexAndAShortKeyColumn() {
+		String ddl = new SchemaInitializer(this.dataSource, this.table, expectedDialect()).ddl();
+		TableName weak = new TableName(this.table.value() + "_weak");
+		String withoutUnique = ddl.replace(this.table.value(), weak.value())
+			.replaceAll(",\\s*(UNIQUE KEY|CONSTRAINT) uk_\\w+ (UNIQUE )?\\(scope, idempotency_key\\)", "");
+		try {
+			this.jdbc.execute(withoutUnique.replaceAll("(?m)^--.*$", ""));
+			assertThat(new SchemaValidator(this.dataSource, weak, expectedDialect(), 300).problems()).containsExactly(
+					"no UNIQUE index covers exactly (scope, idempotency_key): duplicates would not be detected",
+					"column idempotency_key holds " + keyColumnSize() + " characters, less than idempotent.max-key-length=300");
+		}
+		finally {
+			TestDatabases.drop(this.dataSource, weak.value());
+		}
+	}
+
+	/** The size of the key column in the shipped DDL, in the unit the database counts. */
+	protected int keyColumnSize() {
+		return KeyValidator.DEFAULT_MAX_LENGTH;
+	}
+
+	@Test
 	void aClaimOutsideATransactionIsRefused() {
 		assertThatThrownBy(() -> this.store.claim(request("order-1"))).isInstanceOf(IllegalStateException.class)
 			.hasMessageContaining("inside a transaction");

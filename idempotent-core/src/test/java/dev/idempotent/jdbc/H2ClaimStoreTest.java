@@ -21,6 +21,11 @@ class H2ClaimStoreTest extends AbstractClaimStoreContractTest {
 	}
 
 	@Override
+	protected int keyColumnSize() {
+		return 256;
+	}
+
+	@Override
 	protected SqlDialect expectedDialect() {
 		return SqlDialect.H2;
 	}

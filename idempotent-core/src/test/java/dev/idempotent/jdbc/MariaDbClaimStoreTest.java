@@ -9,10 +9,31 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The claim store contract on MariaDB at 127.0.0.1:3306 (see {@link TestDatabases}). */
 class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
+
+	@Test
+	void theStartupCheckReportsACollationThatMergesKeys() {
+		TableName padded = new TableName(this.table.value() + "_pad");
+		String ddl = new SchemaInitializer(this.dataSource, padded, SqlDialect.MARIADB).ddl()
+			.replaceAll("(?m)^--.*$", "")
+			.replace("utf8mb4_nopad_bin", "utf8mb4_bin")
+			.replaceFirst("utf8mb4_bin", "utf8mb4_general_ci");
+		try {
+			this.jdbc.execute(ddl);
+			assertThat(new SchemaValidator(this.dataSource, padded, SqlDialect.MARIADB, 128).problems()).containsExactly(
+					"column scope uses collation utf8mb4_general_ci, which merges keys that differ in case, accents or"
+							+ " trailing spaces; it must be binary and NO PAD (utf8mb4_nopad_bin)",
+					"column idempotency_key uses collation utf8mb4_bin, which merges keys that differ in case, accents or"
+							+ " trailing spaces; it must be binary and NO PAD (utf8mb4_nopad_bin)");
+		}
+		finally {
+			TestDatabases.drop(this.dataSource, padded.value());
+		}
+	}
 
 	/** The contract's hits are recognised while the server reports errors in German. */
 	@Test

@@ -1,0 +1,234 @@
+package dev.idempotent.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Checks at startup that the idempotency table can carry the guarantee: it exists with the columns the store
+ * writes, a UNIQUE index covers exactly (scope, idempotency_key), the key column holds the configured maximum
+ * key length, and keys compare byte for byte (a binary, NO PAD collation on MySQL and MariaDB; a deterministic
+ * collation on PostgreSQL). Reads metadata only. Thread-safe.
+ *
+ * @since 0.1.0
+ */
+public final class SchemaValidator {
+
+	static final List<String> COLUMNS = List.of("scope", "idempotency_key", "status", "attempts", "source_topic",
+			"source_partition", "source_offset", "created_at", "updated_at", "lease_until", "last_error");
+
+	private static final Set<String> UNIQUE_COLUMNS = Set.of("scope", "idempotency_key");
+
+	private final DataSource dataSource;
+
+	private final TableName table;
+
+	private final SqlDialect dialect;
+
+	private final int maxKeyLength;
+
+	/**
+	 * Create a validator.
+	 * @param dataSource the business database
+	 * @param table the idempotency table
+	 * @param dialect the database's dialect
+	 * @param maxKeyLength the configured maximum key length in characters
+	 */
+	public SchemaValidator(DataSource dataSource, TableName table, SqlDialect dialect, int maxKeyLength) {
+		this.dataSource = dataSource;
+		this.table = table;
+		this.dialect = dialect;
+		this.maxKeyLength = maxKeyLength;
+	}
+
+	/**
+	 * Check the table.
+	 * @return what is wrong, one sentence per problem; empty if the table is fit
+	 * @throws IllegalStateException if the metadata cannot be read
+	 */
+	public List<String> problems() {
+		try (Connection connection = this.dataSource.getConnection()) {
+			return problems(connection);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read the metadata of idempotency table " + this.table, ex);
+		}
+	}
+
+	/**
+	 * Check the table and fail on any problem.
+	 * @throws InvalidSchemaException listing the problems and the DDL that fixes them
+	 */
+	public void validate() {
+		List<String> problems = problems();
+		if (!problems.isEmpty()) {
+			throw new InvalidSchemaException(this.table, this.dialect, problems,
+					new SchemaInitializer(this.dataSource, this.table, this.dialect).ddl());
+		}
+	}
+
+	private List<String> problems(Connection connection) throws SQLException {
+		DatabaseMetaData metaData = connection.getMetaData();
+		Location location = locate(connection, metaData);
+		Map<String, Integer> columns = columnSizes(metaData, location);
+		if (columns.isEmpty()) {
+			return List.of("table " + this.table + " does not exist");
+		}
+		List<String> problems = new ArrayList<>();
+		for (String column : COLUMNS) {
+			if (!columns.containsKey(column)) {
+				problems.add("column " + column + " is missing");
+			}
+		}
+		if (!hasUniqueIndexOnScopeAndKey(metaData, location)) {
+			problems.add("no UNIQUE index covers exactly (scope, idempotency_key): duplicates would not be detected");
+		}
+		Integer keySize = columns.get("idempotency_key");
+		if (keySize != null && keySize < this.maxKeyLength) {
+			problems.add("column idempotency_key holds " + keySize + " characters, less than idempotent.max-key-length="
+					+ this.maxKeyLength);
+		}
+		problems.addAll(collationProblems(connection, location));
+		return problems;
+	}
+
+	private Location locate(Connection connection, DatabaseMetaData metaData) throws SQLException {
+		String value = this.table.value();
+		String name = identifier(metaData, this.table.simpleName());
+		String qualifier = value.contains(".") ? identifier(metaData, value.substring(0, value.indexOf('.'))) : null;
+		if (this.dialect.needsBinaryCollation()) {
+			return new Location((qualifier != null) ? qualifier : connection.getCatalog(), null, name);
+		}
+		return new Location(connection.getCatalog(), (qualifier != null) ? qualifier : connection.getSchema(), name);
+	}
+
+	private static String identifier(DatabaseMetaData metaData, String name) throws SQLException {
+		if (metaData.storesUpperCaseIdentifiers()) {
+			return name.toUpperCase(Locale.ROOT);
+		}
+		return metaData.storesLowerCaseIdentifiers() ? name.toLowerCase(Locale.ROOT) : name;
+	}
+
+	private static Map<String, Integer> columnSizes(DatabaseMetaData metaData, Location location) throws SQLException {
+		Map<String, Integer> columns = new HashMap<>();
+		try (ResultSet rs = metaData.getColumns(location.catalog(), location.schema(), location.table(), null)) {
+			while (rs.next()) {
+				columns.put(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT), rs.getInt("COLUMN_SIZE"));
+			}
+		}
+		return columns;
+	}
+
+	private static boolean hasUniqueIndexOnScopeAndKey(DatabaseMetaData metaData, Location location)
+			throws SQLException {
+		Map<String, Set<String>> indexes = new LinkedHashMap<>();
+		try (ResultSet rs = metaData.getIndexInfo(location.catalog(), location.schema(), location.table(), true, true)) {
+			while (rs.next()) {
+				String index = rs.getString("INDEX_NAME");
+				String column = rs.getString("COLUMN_NAME");
+				if (index != null && column != null && !rs.getBoolean("NON_UNIQUE")) {
+					indexes.computeIfAbsent(index, (i) -> new TreeSet<>()).add(column.toLowerCase(Locale.ROOT));
+				}
+			}
+		}
+		return indexes.values().stream().anyMatch(UNIQUE_COLUMNS::equals);
+	}
+
+	private List<String> collationProblems(Connection connection, Location location) throws SQLException {
+		List<String> problems = new ArrayList<>();
+		if (this.dialect.needsBinaryCollation()) {
+			String sql = "SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ?"
+					+ " AND TABLE_NAME = ? AND COLUMN_NAME IN ('scope', 'idempotency_key')";
+			for (Map.Entry<String, String> column : query(connection, sql, location.catalog(), location.table()).entrySet()) {
+				if (!isBinaryNoPad(column.getValue())) {
+					problems.add("column " + column.getKey() + " uses collation " + column.getValue()
+							+ ", which merges keys that differ in case, accents or trailing spaces; it must be binary"
+							+ " and NO PAD (" + (this.dialect == SqlDialect.MYSQL ? "utf8mb4_0900_bin" : "utf8mb4_nopad_bin") + ")");
+				}
+			}
+		}
+		else if (this.dialect == SqlDialect.POSTGRESQL) {
+			String sql = "SELECT a.attname, c.collname || CASE WHEN c.collisdeterministic THEN '' ELSE ' (nondeterministic)' END"
+					+ " FROM pg_attribute a JOIN pg_class t ON t.oid = a.attrelid JOIN pg_namespace n ON n.oid = t.relnamespace"
+					+ " JOIN pg_collation c ON c.oid = a.attcollation WHERE n.nspname = ? AND t.relname = ?"
+					+ " AND a.attname IN ('scope', 'idempotency_key')";
+			for (Map.Entry<String, String> column : query(connection, sql, location.schema(), location.table()).entrySet()) {
+				if (column.getValue().endsWith("(nondeterministic)")) {
+					problems.add("column " + column.getKey() + " uses the nondeterministic collation "
+							+ column.getValue() + ", which merges keys that are not byte-for-byte equal; use COLLATE \"C\"");
+				}
+			}
+		}
+		return problems;
+	}
+
+	static boolean isBinaryNoPad(@Nullable String collation) {
+		if (collation == null) {
+			return true;
+		}
+		String name = collation.toLowerCase(Locale.ROOT);
+		return name.equals("binary")
+				|| (name.endsWith("_bin") && (name.contains("nopad") || name.contains("_0900_") || name.contains("_uca1400_")));
+	}
+
+	private static Map<String, String> query(Connection connection, String sql, @Nullable String first, String second)
+			throws SQLException {
+		Map<String, String> rows = new LinkedHashMap<>();
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			ps.setString(1, first);
+			ps.setString(2, second);
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					rows.put(rs.getString(1), rs.getString(2));
+				}
+			}
+		}
+		return rows;
+	}
+
+	private record Location(@Nullable String catalog, @Nullable String schema, String table) {
+	}
+
+	/**
+	 * Thrown when the idempotency table cannot carry the guarantee. Its message lists the problems and the DDL
+	 * that fixes them.
+	 */
+	public static final class InvalidSchemaException extends IllegalStateException {
+
+		private static final long serialVersionUID = 1L;
+
+		private final List<String> problems;
+
+		InvalidSchemaException(TableName table, SqlDialect dialect, List<String> problems, String ddl) {
+			super("Idempotency table " + table + " (" + dialect.id() + ") cannot guarantee once-only processing:\n - "
+					+ String.join("\n - ", problems) + "\nCreate it with the shipped DDL (sql/schema-" + dialect.id()
+					+ ".sql), adapted to the table name:\n" + ddl
+					+ "\nor set idempotent.jdbc.schema-validation=warn to only log this.");
+			this.problems = List.copyOf(problems);
+		}
+
+		/**
+		 * Return the problems found.
+		 * @return one sentence per problem, never empty
+		 */
+		public List<String> getProblems() {
+			return this.problems;
+		}
+
+	}
+
+}
