@@ -9,6 +9,7 @@ import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
+import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotentListenerPostProcessor;
@@ -31,7 +32,10 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.EnableKafka;
 import org.springframework.kafka.core.KafkaOperations;
@@ -44,7 +48,8 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Auto-configuration of {@link dev.idempotent.kafka.IdempotentListener}: the JDBC claim store on the
- * application's {@link DataSource}, the transactional executor on its transaction manager, the advice around
+ * application's {@link DataSource} (its table created on request after Flyway/Liquibase, then checked), the
+ * transactional executor on its transaction manager, the advice around
  * listener methods, capture of the current record on every listener container factory, and, when the
  * application has none, an error handler that retries and then dead-letters. Every bean steps aside for one
  * the application defines.
@@ -56,6 +61,7 @@ import org.springframework.util.function.SingletonSupplier;
 @ConditionalOnClass({ EnableKafka.class, JdbcTemplate.class })
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties(IdempotentProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
 public class IdempotentAutoConfiguration {
 
 	@Bean
@@ -72,6 +78,15 @@ public class IdempotentAutoConfiguration {
 		SchemaInitializer initializer = new SchemaInitializer(dataSource, new TableName(properties.getTableName()),
 				dialect);
 		return new IdempotentSchemaInitialization(dataSource, initializer, properties.getJdbc().getInitializeSchema());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@DependsOnDatabaseInitialization
+	IdempotentSchemaValidation idempotentSchemaValidation(DataSource dataSource, SqlDialect dialect,
+			IdempotentProperties properties) {
+		return new IdempotentSchemaValidation(new SchemaValidator(dataSource, new TableName(properties.getTableName()),
+				dialect, properties.getMaxKeyLength()), properties.getJdbc().getSchemaValidation());
 	}
 
 	@Bean

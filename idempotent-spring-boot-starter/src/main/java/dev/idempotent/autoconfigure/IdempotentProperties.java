@@ -98,10 +98,24 @@ public class IdempotentProperties {
 		private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
 		/**
-		 * SQL dialect of the business database: 'mysql', 'mariadb' or 'h2'. Detected from the JDBC metadata when
+		 * SQL dialect of the business database: 'mysql', 'mariadb', 'postgresql' or 'h2'. Detected from the JDBC metadata when
 		 * not set.
 		 */
 		private @Nullable String dialect;
+
+		/**
+		 * What to do when the startup check of the idempotency table (table, columns, unique index on (scope,
+		 * idempotency_key), key length, byte-for-byte collation) finds a problem: 'fail', 'warn' or 'none'.
+		 */
+		private SchemaValidationMode schemaValidation = SchemaValidationMode.FAIL;
+
+		public SchemaValidationMode getSchemaValidation() {
+			return this.schemaValidation;
+		}
+
+		public void setSchemaValidation(SchemaValidationMode schemaValidation) {
+			this.schemaValidation = schemaValidation;
+		}
 
 		public DatabaseInitializationMode getInitializeSchema() {
 			return this.initializeSchema;

@@ -9,6 +9,7 @@ import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.JdbcClaimStore;
+import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.kafka.IdempotentListenerPostProcessor;
@@ -18,14 +19,19 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.aop.framework.Advised;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -44,6 +50,7 @@ import org.springframework.transaction.interceptor.TransactionInterceptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(OutputCaptureExtension.class)
 class IdempotentAutoConfigurationTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -72,11 +79,50 @@ class IdempotentAutoConfigurationTest {
 	void theSchemaIsOnlyCreatedWhenAskedFor() {
 		this.runner
 			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:noschema;MODE=MySQL",
-					"idempotent.jdbc.initialize-schema=never", "idempotent.table-name=never_created")
+					"idempotent.jdbc.initialize-schema=never", "idempotent.jdbc.schema-validation=none",
+					"idempotent.table-name=never_created")
 			.run((context) -> assertThat(new JdbcTemplate(context.getBean(DataSource.class))
 				.queryForObject("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = 'NEVER_CREATED'",
 						Integer.class))
 				.isZero());
+	}
+
+	@Test
+	void failsAtStartupWhenTheTableIsMissingSayingHowToCreateIt() {
+		this.runner
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:missing;MODE=MySQL",
+					"idempotent.jdbc.initialize-schema=never")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(SchemaValidator.InvalidSchemaException.class)
+				.hasMessageContaining("table idempotent_claim does not exist")
+				.hasMessageContaining("CREATE TABLE IF NOT EXISTS idempotent_claim"));
+	}
+
+	@Test
+	void aFailedStartupCheckCanBeDowngradedToAWarning(CapturedOutput output) {
+		this.runner
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:warned;MODE=MySQL",
+					"idempotent.jdbc.initialize-schema=never", "idempotent.jdbc.schema-validation=warn")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("WARN").contains("table idempotent_claim does not exist");
+			});
+	}
+
+	@Test
+	void createsAndChecksTheTableAfterFlywayMigrations() {
+		this.runner.withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:flyway;MODE=MySQL;DB_CLOSE_DELAY=-1",
+					"spring.flyway.locations=classpath:db/flyway-test", "idempotent.jdbc.initialize-schema=always")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				ConfigurableListableBeanFactory beanFactory = context.getBeanFactory();
+				assertThat(beanFactory.getBeanDefinition("idempotentSchemaInitialization").getDependsOn())
+					.contains("flywayInitializer");
+				assertThat(beanFactory.getBeanDefinition("idempotentSchemaValidation").getDependsOn())
+					.contains("flywayInitializer", "idempotentSchemaInitialization");
+			});
 	}
 
 	@Test
