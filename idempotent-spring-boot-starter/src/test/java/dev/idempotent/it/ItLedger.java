@@ -12,8 +12,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public class ItLedger {
 
-	static final String DDL = "CREATE TABLE IF NOT EXISTS it_ledger (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
-			+ " grp VARCHAR(128) NOT NULL, idem_key VARCHAR(200) NOT NULL, payload VARCHAR(500) NOT NULL)";
+	static final String DDL = "CREATE TABLE IF NOT EXISTS it_ledger (grp VARCHAR(128) NOT NULL,"
+			+ " idem_key VARCHAR(200) NOT NULL, payload VARCHAR(500) NOT NULL)";
 
 	private final JdbcTemplate jdbc;
 

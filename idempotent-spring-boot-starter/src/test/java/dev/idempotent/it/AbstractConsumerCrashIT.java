@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-import dev.idempotent.testsupport.TestDatabases;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -19,14 +18,21 @@ import static org.awaitility.Awaitility.await;
  * The incident: a consumer in a child JVM is killed with SIGKILL at the worst moments, then restarted; every
  * key takes effect exactly once. One partition, so that offsets are easy to reason about.
  */
-@EmbeddedKafka(partitions = 1, topics = { ConsumerCrashIT.AFTER_COMMIT, ConsumerCrashIT.BEFORE_COMMIT })
-class ConsumerCrashIT {
+@EmbeddedKafka(partitions = 1, topics = { AbstractConsumerCrashIT.AFTER_COMMIT, AbstractConsumerCrashIT.BEFORE_COMMIT })
+abstract class AbstractConsumerCrashIT {
 
 	static final String AFTER_COMMIT = "crash.after-commit";
 
 	static final String BEFORE_COMMIT = "crash.before-commit";
 
-	private final ItLedger ledger = new ItLedger(new JdbcTemplate(TestDatabases.mariadb()));
+	private final ItDatabase database;
+
+	private final ItLedger ledger;
+
+	AbstractConsumerCrashIT(ItDatabase database) {
+		this.database = database;
+		this.ledger = new ItLedger(new JdbcTemplate(database.dataSource()));
+	}
 
 	@Test
 	void killedAfterTheDatabaseCommitAndBeforeTheOffsetCommit(EmbeddedKafkaBroker broker) throws Exception {
@@ -35,8 +41,8 @@ class ConsumerCrashIT {
 		String victim = keys.get(5);
 		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString())) {
 			kafka.sendAll(AFTER_COMMIT, keys);
-			try (ChildConsumer first = ChildConsumer.start("after-commit-1", kafka.bootstrapServers(), AFTER_COMMIT,
-					group, "--crash.after-commit-of=" + victim)) {
+			try (ChildConsumer first = start("after-commit-1", kafka, AFTER_COMMIT, group,
+					"--crash.after-commit-of=" + victim)) {
 				first.awaitLine("CRASH-POINT after-commit " + victim);
 				first.kill();
 			}
@@ -45,8 +51,7 @@ class ConsumerCrashIT {
 				.as("the offset of the victim (5) was not committed")
 				.isLessThanOrEqualTo(5);
 
-			try (ChildConsumer second = ChildConsumer.start("after-commit-2", kafka.bootstrapServers(), AFTER_COMMIT,
-					group)) {
+			try (ChildConsumer second = start("after-commit-2", kafka, AFTER_COMMIT, group)) {
 				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, AFTER_COMMIT) == 0);
 				second.awaitLine("Idempotent hit: scope=" + group + " key=" + victim + " ");
 			}
@@ -61,19 +66,26 @@ class ConsumerCrashIT {
 		String victim = keys.get(5);
 		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString())) {
 			kafka.sendAll(BEFORE_COMMIT, keys);
-			try (ChildConsumer first = ChildConsumer.start("before-commit-1", kafka.bootstrapServers(), BEFORE_COMMIT,
-					group, "--crash.before-commit-of=" + victim)) {
+			try (ChildConsumer first = start("before-commit-1", kafka, BEFORE_COMMIT, group,
+					"--crash.before-commit-of=" + victim)) {
 				first.awaitLine("CRASH-POINT before-commit " + victim);
 				first.kill();
 			}
-			try (ChildConsumer second = ChildConsumer.start("before-commit-2", kafka.bootstrapServers(), BEFORE_COMMIT,
-					group)) {
+			try (ChildConsumer second = start("before-commit-2", kafka, BEFORE_COMMIT, group)) {
 				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, BEFORE_COMMIT) == 0);
 				assertThat(second.printed("key=" + victim + " ")).as("the rolled-back record is processed, not a hit")
 					.isFalse();
 			}
 		}
 		assertEachKeyCreditedOnce(group, keys);
+	}
+
+	private ChildConsumer start(String name, KafkaTestSupport kafka, String topic, String group, String... args)
+			throws java.io.IOException {
+		List<String> arguments = new ArrayList<>(this.database.arguments());
+		arguments.addAll(List.of(args));
+		return ChildConsumer.start(this.database.name().toLowerCase(java.util.Locale.ROOT) + "-" + name,
+				kafka.bootstrapServers(), topic, group, arguments.toArray(String[]::new));
 	}
 
 	private void assertEachKeyCreditedOnce(String group, List<String> keys) {

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 
-import dev.idempotent.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.WebApplicationType;
@@ -23,12 +22,19 @@ import static org.awaitility.Awaitility.await;
  * Two consumer instances in one group, with a rebalance when the second joins mid-stream and another when the
  * first leaves: 5,000 records with duplicates, and the ledger ends with exactly one row per distinct key.
  */
-@EmbeddedKafka(partitions = 4, topics = RebalanceIT.TOPIC)
-class RebalanceIT {
+@EmbeddedKafka(partitions = 4, topics = AbstractRebalanceIT.TOPIC)
+abstract class AbstractRebalanceIT {
 
 	static final String TOPIC = "rebalance.payments";
 
-	private final ItLedger ledger = new ItLedger(new JdbcTemplate(TestDatabases.mariadb()));
+	private final ItDatabase database;
+
+	private final ItLedger ledger;
+
+	AbstractRebalanceIT(ItDatabase database) {
+		this.database = database;
+		this.ledger = new ItLedger(new JdbcTemplate(database.dataSource()));
+	}
 
 	@Test
 	void ledgerRowsEqualDistinctKeysAcrossRebalances(EmbeddedKafkaBroker broker) throws Exception {
@@ -56,13 +62,14 @@ class RebalanceIT {
 		return start(kafka, group);
 	}
 
-	private static ConfigurableApplicationContext start(KafkaTestSupport kafka, String group) {
-		return new SpringApplicationBuilder(ItApplication.class, ChildConsumer.Main.class)
-			.web(WebApplicationType.NONE)
-			.properties("spring.main.banner-mode=off", "spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
-					"it.topic=" + TOPIC, "it.group=" + group, "spring.kafka.consumer.max-poll-records=50",
-					"spring.jmx.enabled=false")
-			.run();
+	private ConfigurableApplicationContext start(KafkaTestSupport kafka, String group) {
+		// command-line arguments: they take precedence over the test application.yml (MariaDB)
+		List<String> arguments = new ArrayList<>(this.database.arguments());
+		arguments.addAll(List.of("--spring.main.banner-mode=off", "--spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+				"--it.topic=" + TOPIC, "--it.group=" + group, "--spring.kafka.consumer.max-poll-records=50",
+				"--spring.jmx.enabled=false"));
+		return new SpringApplicationBuilder(ItApplication.class, ChildConsumer.Main.class).web(WebApplicationType.NONE)
+			.run(arguments.toArray(String[]::new));
 	}
 
 	/** {@code distinct} keys, then {@code duplicates} re-sends of random earlier ones, shuffled in blocks. */
