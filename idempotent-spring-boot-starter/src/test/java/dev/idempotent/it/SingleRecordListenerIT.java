@@ -23,13 +23,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.support.KafkaHeaders;
-import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.KafkaTestUtils;
 import org.springframework.messaging.handler.annotation.Header;
@@ -77,7 +77,7 @@ class SingleRecordListenerIT {
 	MeterRegistry meters;
 
 	@Autowired
-	EmbeddedKafkaBroker broker;
+	KafkaConnectionDetails kafkaConnection;
 
 	@DynamicPropertySource
 	static void groups(DynamicPropertyRegistry registry) {
@@ -100,7 +100,7 @@ class SingleRecordListenerIT {
 	void theSameKeyDeliveredThreeTimesTakesEffectOnce() throws Exception {
 		long hitsBefore = hits(LEDGER_GROUP);
 		long claimsBefore = count(LEDGER_GROUP, MicrometerClaimListener.CLAIMED);
-		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString())) {
+		try (KafkaTestSupport kafka = new KafkaTestSupport(bootstrapServers())) {
 			for (int i = 0; i < 3; i++) {
 				kafka.send(PAYMENTS, "order-3x", "credit 100");
 			}
@@ -121,9 +121,9 @@ class SingleRecordListenerIT {
 
 	@Test
 	void badKeysGoToTheDeadLetterTopicWithTheReasonAndLaterRecordsFlow() throws Exception {
-		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+		try (KafkaTestSupport kafka = new KafkaTestSupport(bootstrapServers());
 				Consumer<String, String> dlt = deadLetterConsumer()) {
-			this.broker.consumeFromEmbeddedTopics(dlt, PAYMENTS + ".DLT", SPEL + ".DLT");
+			dlt.subscribe(List.of(PAYMENTS + ".DLT", SPEL + ".DLT"));
 			kafka.send(PAYMENTS, null, "no key header");
 			kafka.send(PAYMENTS, "   ", "blank key");
 			kafka.send(PAYMENTS, "k".repeat(129), "key too long");
@@ -168,7 +168,7 @@ class SingleRecordListenerIT {
 		}
 		List<String> withDuplicates = new ArrayList<>(keys);
 		withDuplicates.addAll(keys.subList(0, 20));
-		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString())) {
+		try (KafkaTestSupport kafka = new KafkaTestSupport(bootstrapServers())) {
 			kafka.sendAll(SHARED, withDuplicates);
 			await().atMost(KafkaTestSupport.timeout())
 				.until(() -> kafka.lag(GROUP_A, SHARED) == 0 && kafka.lag(GROUP_B, SHARED) == 0
@@ -194,8 +194,12 @@ class SingleRecordListenerIT {
 			.sum();
 	}
 
+	private String bootstrapServers() {
+		return String.join(",", this.kafkaConnection.getBootstrapServers());
+	}
+
 	private Consumer<String, String> deadLetterConsumer() {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(this.broker, RUN + "-dlt-reader", false);
+		Map<String, Object> props = KafkaTestUtils.consumerProps(bootstrapServers(), RUN + "-dlt-reader", false);
 		props.put("auto.offset.reset", "earliest");
 		return new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(), new StringDeserializer()).createConsumer();
 	}
