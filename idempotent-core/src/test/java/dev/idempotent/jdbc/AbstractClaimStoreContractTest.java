@@ -74,6 +74,12 @@ public abstract class AbstractClaimStoreContractTest {
 	/** The dialect the database must be detected as. */
 	protected abstract SqlDialect expectedDialect();
 
+	/** A session statement that makes a lock wait give up after about a second. */
+	protected abstract String lockTimeoutSql();
+
+	/** How to reach the database under test, for a second pool with other session settings. */
+	protected abstract TestDatabases.Connection connection();
+
 	/** Wait until each waiter's claim waits for the row lock held by another transaction. */
 	protected abstract void awaitLockWaits(JdbcTemplate jdbc, List<Thread> waiters);
 
@@ -307,6 +313,49 @@ public abstract class AbstractClaimStoreContractTest {
 		assertThat(outcomes).containsExactlyInAnyOrder(ClaimOutcome.Processed.class, ClaimOutcome.Skipped.class);
 		assertThat(this.jdbc.queryForList("SELECT idempotency_key FROM " + this.table, String.class))
 			.containsExactlyInAnyOrder("A", "B");
+	}
+
+	@Test
+	void aLockWaitTimeoutIsRetriedAndNeverAHit() throws Exception {
+		DataSource impatient = TestDatabases.pool(connection(), lockTimeoutSql());
+		try {
+			CountingStore counting = new CountingStore(new JdbcClaimStore(impatient, this.table, expectedDialect(),
+					Clock.systemUTC()));
+			TransactionalClaimExecutor waiterExecutor = new TransactionalClaimExecutor(counting,
+					new DataSourceTransactionManager(impatient), this.listener, 20);
+			CountDownLatch holding = new CountDownLatch(1);
+			CountDownLatch release = new CountDownLatch(1);
+			CompletableFuture<ClaimOutcome<String>> holder = CompletableFuture.supplyAsync(() -> {
+				try {
+					return this.executor.execute(request("order-1"), () -> {
+						holding.countDown();
+						release.await();
+						return "holder";
+					});
+				}
+				catch (Throwable ex) {
+					throw new IllegalStateException(ex);
+				}
+			});
+			assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<ClaimOutcome<String>> waiter = CompletableFuture.supplyAsync(() -> {
+				try {
+					return waiterExecutor.execute(request("order-1"), () -> "waiter");
+				}
+				catch (Throwable ex) {
+					throw new IllegalStateException(ex);
+				}
+			});
+			await().atMost(java.time.Duration.ofSeconds(30)).until(() -> counting.transientFailures.get() >= 1);
+			release.countDown();
+
+			assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo(new ClaimOutcome.Processed<>("holder", false));
+			assertThat(waiter.get(60, TimeUnit.SECONDS)).isInstanceOf(ClaimOutcome.Skipped.class);
+			assertThat(this.listener.hits).hasValue(1);
+		}
+		finally {
+			((AutoCloseable) impatient).close();
+		}
 	}
 
 	@ParameterizedTest

@@ -26,6 +26,16 @@ class H2ClaimStoreTest extends AbstractClaimStoreContractTest {
 	}
 
 	@Override
+	protected TestDatabases.Connection connection() {
+		return TestDatabases.H2;
+	}
+
+	@Override
+	protected String lockTimeoutSql() {
+		return "SET LOCK_TIMEOUT 1000";
+	}
+
+	@Override
 	protected SqlDialect expectedDialect() {
 		return SqlDialect.H2;
 	}

@@ -49,6 +49,16 @@ class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
 	}
 
 	@Override
+	protected TestDatabases.Connection connection() {
+		return TestDatabases.MARIADB;
+	}
+
+	@Override
+	protected String lockTimeoutSql() {
+		return "SET innodb_lock_wait_timeout = 1";
+	}
+
+	@Override
 	protected SqlDialect expectedDialect() {
 		return SqlDialect.MARIADB;
 	}

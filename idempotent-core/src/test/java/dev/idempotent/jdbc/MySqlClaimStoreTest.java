@@ -34,6 +34,16 @@ class MySqlClaimStoreTest extends AbstractClaimStoreContractTest {
 	}
 
 	@Override
+	protected TestDatabases.Connection connection() {
+		return new TestDatabases.Connection(mysql.getJdbcUrl(), "root", mysql.getPassword());
+	}
+
+	@Override
+	protected String lockTimeoutSql() {
+		return "SET innodb_lock_wait_timeout = 1";
+	}
+
+	@Override
 	protected SqlDialect expectedDialect() {
 		return SqlDialect.MYSQL;
 	}

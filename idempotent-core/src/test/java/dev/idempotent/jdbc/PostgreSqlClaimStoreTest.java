@@ -17,6 +17,16 @@ class PostgreSqlClaimStoreTest extends AbstractClaimStoreContractTest {
 	}
 
 	@Override
+	protected TestDatabases.Connection connection() {
+		return TestDatabases.POSTGRESQL;
+	}
+
+	@Override
+	protected String lockTimeoutSql() {
+		return "SET lock_timeout = '1s'";
+	}
+
+	@Override
 	protected SqlDialect expectedDialect() {
 		return SqlDialect.POSTGRESQL;
 	}

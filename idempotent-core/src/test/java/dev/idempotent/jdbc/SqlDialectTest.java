@@ -1,5 +1,7 @@
 package dev.idempotent.jdbc;
 
+import java.lang.reflect.Proxy;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.SQLIntegrityConstraintViolationException;
 import java.sql.SQLTransactionRollbackException;
@@ -8,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SqlDialectTest {
 
@@ -50,6 +53,31 @@ class SqlDialectTest {
 		assertThat(SqlDialect.MYSQL.schemaLocation()).isEqualTo("dev/idempotent/jdbc/schema/schema-mysql.sql");
 		assertThatIllegalArgumentException().isThrownBy(() -> SqlDialect.fromId("oracle"))
 			.withMessageContaining("supported: mysql, mariadb, postgresql, h2");
+	}
+
+	@Test
+	void anUnsupportedDatabaseFailsNamingTheSupportedOnesAndTheOverride() {
+		DatabaseMetaData oracle = (DatabaseMetaData) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { DatabaseMetaData.class }, (proxy, method, args) -> switch (method.getName()) {
+					case "getDatabaseProductName" -> "Oracle";
+					case "getDatabaseProductVersion" -> "23ai";
+					default -> throw new UnsupportedOperationException(method.getName());
+				});
+		assertThatThrownBy(() -> SqlDialect.detect(oracle)).isInstanceOf(SqlDialect.UnsupportedDatabaseException.class)
+			.hasMessage("Unsupported database for the idempotency table: Oracle 23ai. Supported: mysql, mariadb,"
+					+ " postgresql, h2. If the database is compatible with one of them, set the dialect explicitly"
+					+ " (property idempotent.jdbc.dialect).");
+	}
+
+	@Test
+	void mariadbIsToldFromMysqlEvenThroughTheMysqlDriver() throws SQLException {
+		DatabaseMetaData mariadb = (DatabaseMetaData) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { DatabaseMetaData.class }, (proxy, method, args) -> switch (method.getName()) {
+					case "getDatabaseProductName" -> "MySQL";
+					case "getDatabaseProductVersion" -> "10.11.19-MariaDB-0+deb12u1";
+					default -> throw new UnsupportedOperationException(method.getName());
+				});
+		assertThat(SqlDialect.detect(mariadb)).isEqualTo(SqlDialect.MARIADB);
 	}
 
 	@Test

@@ -33,6 +33,9 @@ public final class TestDatabases {
 			env("IDEMPOTENT_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/test"),
 			env("IDEMPOTENT_POSTGRESQL_USER", "postgres"), env("IDEMPOTENT_POSTGRESQL_PASSWORD", ""));
 
+	/** The in-memory H2 test database. */
+	public static final Connection H2 = new Connection("jdbc:h2:mem:idempotent;MODE=MySQL;DB_CLOSE_DELAY=-1", "sa", "");
+
 	private static final ConcurrentHashMap<String, DataSource> pools = new ConcurrentHashMap<>();
 
 	private TestDatabases() {
@@ -51,8 +54,7 @@ public final class TestDatabases {
 
 	/** A pooled data source on an in-memory H2 database in MySQL mode, shared by the tests of one JVM. */
 	public static DataSource h2() {
-		return pools.computeIfAbsent("h2", (name) -> pool(
-				new Connection("jdbc:h2:mem:idempotent;MODE=MySQL;DB_CLOSE_DELAY=-1", "sa", ""), "SET TIME ZONE '-03:00'"));
+		return pools.computeIfAbsent("h2", (name) -> pool(H2, "SET TIME ZONE '-03:00'"));
 	}
 
 	/** A pooled data source on any database, e.g. one in a container. */
