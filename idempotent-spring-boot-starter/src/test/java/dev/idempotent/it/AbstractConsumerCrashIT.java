@@ -41,18 +41,12 @@ abstract class AbstractConsumerCrashIT {
 		String victim = keys.get(5);
 		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString())) {
 			kafka.sendAll(AFTER_COMMIT, keys);
-			try (ChildConsumer first = start("after-commit-1", kafka, AFTER_COMMIT, group,
-					"--crash.after-commit-of=" + victim)) {
-				first.awaitLine("CRASH-POINT after-commit " + victim);
-				first.kill();
-			}
+			crash(kafka, AFTER_COMMIT, group, "after-commit", victim);
 			assertThat(this.ledger.rows(group, victim)).as("committed before the crash").isOne();
 			assertThat(kafka.committedOffset(group, new TopicPartition(AFTER_COMMIT, 0)))
 				.as("the offset of the victim (5) was not committed")
 				.isLessThanOrEqualTo(5);
-
-			try (ChildConsumer second = start("after-commit-2", kafka, AFTER_COMMIT, group)) {
-				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, AFTER_COMMIT) == 0);
+			try (ChildConsumer second = restartAndDrain(kafka, AFTER_COMMIT, group)) {
 				second.awaitLine("Idempotent hit: scope=" + group + " key=" + victim + " ");
 			}
 		}
@@ -66,18 +60,29 @@ abstract class AbstractConsumerCrashIT {
 		String victim = keys.get(5);
 		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString())) {
 			kafka.sendAll(BEFORE_COMMIT, keys);
-			try (ChildConsumer first = start("before-commit-1", kafka, BEFORE_COMMIT, group,
-					"--crash.before-commit-of=" + victim)) {
-				first.awaitLine("CRASH-POINT before-commit " + victim);
-				first.kill();
-			}
-			try (ChildConsumer second = start("before-commit-2", kafka, BEFORE_COMMIT, group)) {
-				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, BEFORE_COMMIT) == 0);
+			crash(kafka, BEFORE_COMMIT, group, "before-commit", victim);
+			try (ChildConsumer second = restartAndDrain(kafka, BEFORE_COMMIT, group)) {
 				assertThat(second.printed("key=" + victim + " ")).as("the rolled-back record is processed, not a hit")
 					.isFalse();
 			}
 		}
 		assertEachKeyCreditedOnce(group, keys);
+	}
+
+	/** Run a consumer until it reaches the crash point on the victim, then kill it with SIGKILL. */
+	private void crash(KafkaTestSupport kafka, String topic, String group, String point, String victim)
+			throws Exception {
+		try (ChildConsumer first = start(point + "-1", kafka, topic, group, "--crash." + point + "-of=" + victim)) {
+			first.awaitLine("CRASH-POINT " + point + " " + victim);
+			first.kill();
+		}
+	}
+
+	/** Start a consumer in the same group and wait until it committed every offset. */
+	private ChildConsumer restartAndDrain(KafkaTestSupport kafka, String topic, String group) throws Exception {
+		ChildConsumer second = start(topic + "-2", kafka, topic, group);
+		await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, topic) == 0);
+		return second;
 	}
 
 	private ChildConsumer start(String name, KafkaTestSupport kafka, String topic, String group, String... args)
