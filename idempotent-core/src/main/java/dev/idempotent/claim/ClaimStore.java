@@ -29,4 +29,16 @@ public interface ClaimStore {
 	 */
 	void markSucceeded(ClaimRequest request);
 
+	/**
+	 * Record that a key's delivery was given up on (dead-lettered): its row becomes FAILED with the number of
+	 * attempts and the last error, so that a replay can claim it again. Runs in the caller's transaction, which
+	 * must be a new one: the business transaction that failed has been rolled back with its claim. A SUCCEEDED
+	 * row is never downgraded.
+	 * @param request the request whose work failed, never {@code null}
+	 * @param attempts how many times the delivery was attempted, 1 or more
+	 * @param lastError a description of the last error, at most 1,000 characters
+	 * @throws org.springframework.dao.DataAccessException on a database failure
+	 */
+	void markFailed(ClaimRequest request, int attempts, String lastError);
+
 }

@@ -9,8 +9,11 @@ package dev.idempotent.jdbc;
  * @param reclaim takes over a FAILED row: binds source topic, partition, offset, updated, scope, key
  * @param read reads an existing row: binds scope, key; returns status, created_at
  * @param markSucceeded marks a claimed row SUCCEEDED: binds updated, scope, key
+ * @param markFailed marks an existing row FAILED unless it SUCCEEDED: binds attempts, last error, updated, scope, key
+ * @param insertFailed inserts a FAILED row: binds scope, key, attempts, last error, created, updated
  */
-record ClaimStatements(String insert, String reclaim, String read, String markSucceeded) {
+record ClaimStatements(String insert, String reclaim, String read, String markSucceeded, String markFailed,
+		String insertFailed) {
 
 	static ClaimStatements forTable(TableName table, SqlDialect dialect) {
 		String t = table.value();
@@ -21,7 +24,11 @@ record ClaimStatements(String insert, String reclaim, String read, String markSu
 						+ " source_offset = ?, updated_at = ?, last_error = NULL"
 						+ " WHERE scope = ? AND idempotency_key = ? AND status = 2",
 				"SELECT status, created_at FROM " + t + " WHERE scope = ? AND idempotency_key = ?",
-				"UPDATE " + t + " SET status = 1, updated_at = ? WHERE scope = ? AND idempotency_key = ? AND status = 0");
+				"UPDATE " + t + " SET status = 1, updated_at = ? WHERE scope = ? AND idempotency_key = ? AND status = 0",
+				"UPDATE " + t + " SET status = 2, attempts = attempts + ?, last_error = ?, updated_at = ?"
+						+ " WHERE scope = ? AND idempotency_key = ? AND status <> 1",
+				"INSERT INTO " + t + " (scope, idempotency_key, status, attempts, last_error, created_at, updated_at)"
+						+ " VALUES (?, ?, 2, ?, ?, ?, ?)" + dialect.insertSuffix());
 	}
 
 }

@@ -123,6 +123,54 @@ public class JdbcClaimStore implements ClaimStore {
 		}
 	}
 
+	@Override
+	public void markFailed(ClaimRequest request, int attempts, String lastError) {
+		Connection connection = transactionalConnection();
+		try {
+			LocalDateTime now = now();
+			if (updateFailed(connection, request, attempts, lastError, now) == 0) {
+				insertFailed(connection, request, attempts, lastError, now);
+			}
+		}
+		catch (SQLException ex) {
+			throw translate("mark FAILED", request, ex);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	private int updateFailed(Connection connection, ClaimRequest request, int attempts, String lastError,
+			LocalDateTime now) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.markFailed())) {
+			ps.setInt(1, attempts);
+			ps.setString(2, lastError);
+			this.dialect.bindTime(ps, 3, now);
+			ps.setString(4, request.scope());
+			ps.setString(5, request.key());
+			return ps.executeUpdate();
+		}
+	}
+
+	/** No row yet (the claim rolled back with the failed work): insert a FAILED one; a duplicate means it exists. */
+	private void insertFailed(Connection connection, ClaimRequest request, int attempts, String lastError,
+			LocalDateTime now) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.insertFailed())) {
+			ps.setString(1, request.scope());
+			ps.setString(2, request.key());
+			ps.setInt(3, attempts);
+			ps.setString(4, lastError);
+			this.dialect.bindTime(ps, 5, now);
+			this.dialect.bindTime(ps, 6, now);
+			ps.executeUpdate();
+		}
+		catch (SQLException ex) {
+			if (!this.dialect.isDuplicateKey(ex)) {
+				throw ex;
+			}
+		}
+	}
+
 	private boolean insert(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.insert())) {
 			ps.setString(1, request.scope());

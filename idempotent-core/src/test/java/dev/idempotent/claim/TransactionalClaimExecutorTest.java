@@ -86,6 +86,10 @@ class TransactionalClaimExecutorTest {
 		public void markSucceeded(ClaimRequest request) {
 		}
 
+		@Override
+		public void markFailed(ClaimRequest request, int attempts, String lastError) {
+		}
+
 	}
 
 }

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -23,6 +24,7 @@ import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStatus;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.claim.FailureRecorder;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.claim.TransientClaimException;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
@@ -148,6 +150,33 @@ public abstract class AbstractClaimStoreContractTest {
 		assertThat(outcome).isEqualTo(new ClaimOutcome.Processed<>("again", true));
 		assertThat(this.listener.reclaimed).hasValue(1);
 		assertThat(row("order-1")).containsExactly(1, 2, "orders", 2, 42L);
+	}
+
+	@Test
+	void aDeadLetteredKeyIsRecordedAsFailedAfterTheRollbackAndClaimedAgainOnReplay() throws Throwable {
+		FailureRecorder recorder = new FailureRecorder(this.store, new DataSourceTransactionManager(this.dataSource));
+		assertThatThrownBy(() -> this.executor.execute(request("order-1"), () -> {
+			throw new IllegalStateException("ledger closed");
+		})).hasMessage("ledger closed");
+
+		recorder.record(request("order-1"), 4, new RuntimeException("wrapped", new IllegalStateException("ledger closed")));
+		recorder.record(request("order-1"), 2, new IllegalStateException("x".repeat(2000)));
+
+		Map<String, Object> failed = this.jdbc.queryForMap("SELECT status, attempts, last_error FROM " + this.table);
+		assertThat(((Number) failed.get("status")).intValue()).isEqualTo(ClaimStatus.FAILED.code());
+		assertThat(((Number) failed.get("attempts")).intValue()).isEqualTo(6);
+		assertThat((String) failed.get("last_error")).hasSize(FailureRecorder.MAX_ERROR_LENGTH)
+			.startsWith("java.lang.IllegalStateException: xxx");
+		assertThat(this.executor.execute(request("order-1"), () -> "replayed"))
+			.isEqualTo(new ClaimOutcome.Processed<>("replayed", true));
+	}
+
+	@Test
+	void recordingAFailureNeverDowngradesASucceededKey() throws Throwable {
+		this.executor.execute(request("order-1"), () -> null);
+		new FailureRecorder(this.store, new DataSourceTransactionManager(this.dataSource)).record(request("order-1"), 1,
+				new IllegalStateException("late"));
+		assertThat(row("order-1").get(0)).isEqualTo(ClaimStatus.SUCCEEDED.code());
 	}
 
 	@Test
@@ -501,6 +530,11 @@ public abstract class AbstractClaimStoreContractTest {
 		@Override
 		public void markSucceeded(ClaimRequest request) {
 			this.delegate.markSucceeded(request);
+		}
+
+		@Override
+		public void markFailed(ClaimRequest request, int attempts, String lastError) {
+			this.delegate.markFailed(request, attempts, lastError);
 		}
 
 	}

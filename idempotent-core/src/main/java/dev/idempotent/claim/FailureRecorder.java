@@ -1,0 +1,61 @@
+package dev.idempotent.claim;
+
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Records a key as FAILED once its delivery is given up on (dead-lettered), in a transaction of its own: the
+ * business transaction that failed was rolled back together with its claim (DESIGN.md, section 4). The row keeps
+ * the attempts and the last error (exception class and message, at most {@value #MAX_ERROR_LENGTH} characters);
+ * a replay of the record claims the FAILED row again. Thread-safe.
+ *
+ * @since 0.1.0
+ */
+public class FailureRecorder {
+
+	/** The longest last-error text stored. */
+	public static final int MAX_ERROR_LENGTH = 1000;
+
+	private final ClaimStore store;
+
+	private final TransactionTemplate transactionTemplate;
+
+	/**
+	 * Create a recorder.
+	 * @param store the claim store
+	 * @param transactionManager the business database's transaction manager
+	 */
+	public FailureRecorder(ClaimStore store, PlatformTransactionManager transactionManager) {
+		this.store = store;
+		this.transactionTemplate = new TransactionTemplate(transactionManager);
+		this.transactionTemplate.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+	}
+
+	/**
+	 * Record the failure.
+	 * @param request the request whose work failed
+	 * @param attempts how many times the delivery was attempted, 1 or more
+	 * @param error the last error
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be written
+	 */
+	public void record(ClaimRequest request, int attempts, Throwable error) {
+		String lastError = describe(error);
+		this.transactionTemplate.executeWithoutResult((status) -> this.store.markFailed(request, attempts, lastError));
+	}
+
+	/**
+	 * Describe an error for the last-error column: the innermost cause's class and message.
+	 * @param error the error
+	 * @return at most {@value #MAX_ERROR_LENGTH} characters
+	 */
+	public static String describe(Throwable error) {
+		Throwable root = error;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		String text = root.getClass().getName() + ": " + root.getMessage();
+		return (text.length() <= MAX_ERROR_LENGTH) ? text : text.substring(0, MAX_ERROR_LENGTH);
+	}
+
+}
