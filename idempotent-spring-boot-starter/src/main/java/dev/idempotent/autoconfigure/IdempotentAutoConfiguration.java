@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import dev.idempotent.claim.ClaimStore;
+import dev.idempotent.claim.FailureRecorder;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
@@ -13,7 +14,10 @@ import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotentListenerPostProcessor;
-import dev.idempotent.kafka.KeyRejectionHeaders;
+import dev.idempotent.kafka.DeadLetterHeaders;
+import dev.idempotent.kafka.ErrorHandlerClassifier;
+import dev.idempotent.kafka.FailedClaimRecoverer;
+import dev.idempotent.kafka.TransientFailures;
 import dev.idempotent.kafka.ListenerMethods;
 import dev.idempotent.kafka.RecordCaptureInstaller;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
@@ -43,6 +47,8 @@ import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
 import org.springframework.util.backoff.FixedBackOff;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -100,12 +106,7 @@ public class IdempotentAutoConfiguration {
 	TransactionalClaimExecutor idempotentClaimExecutor(ClaimStore claimStore,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
 			IdempotentProperties properties) {
-		PlatformTransactionManager manager = transactionManager.getIfUnique();
-		if (manager == null) {
-			throw new IllegalStateException("@IdempotentListener needs exactly one PlatformTransactionManager for the "
-					+ "business DataSource; found none or several. Define a TransactionalClaimExecutor bean to choose one.");
-		}
-		return new TransactionalClaimExecutor(claimStore, manager,
+		return new TransactionalClaimExecutor(claimStore, uniqueTransactionManager(transactionManager),
 				CompositeClaimListener.of(listeners.orderedStream().toList()), properties.getMaxTransientRetries());
 	}
 
@@ -131,17 +132,55 @@ public class IdempotentAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
+	FailureRecorder idempotentFailureRecorder(ClaimStore claimStore,
+			ObjectProvider<PlatformTransactionManager> transactionManager) {
+		return new FailureRecorder(claimStore, uniqueTransactionManager(transactionManager));
+	}
+
+	@Bean
+	static ErrorHandlerClassifier idempotentErrorHandlerClassifier() {
+		return new ErrorHandlerClassifier();
+	}
+
+	/**
+	 * The error handler when the application has none: failed records are retried with back-off, then published
+	 * to {@code <topic>.DLT} with the exception and key headers, and their key is marked FAILED; bad keys go to
+	 * the DLT at once; transient failures (the database down, a lock or lease held elsewhere) are retried until
+	 * they pass and never dead-lettered.
+	 */
+	@Bean
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
 	@ConditionalOnBean(KafkaOperations.class)
-	DefaultErrorHandler idempotentErrorHandler(KafkaOperations<?, ?> kafkaOperations, IdempotentProperties properties) {
+	DefaultErrorHandler idempotentErrorHandler(KafkaOperations<?, ?> kafkaOperations, FailureRecorder failureRecorder,
+			IdempotentProperties properties) {
 		IdempotentProperties.ErrorHandling settings = properties.getErrorHandling();
-		DeadLetterPublishingRecoverer recoverer = new DeadLetterPublishingRecoverer(kafkaOperations,
+		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafkaOperations,
 				(record, ex) -> new TopicPartition(record.topic() + settings.getDeadLetterSuffix(), -1));
-		recoverer.setHeadersFunction(new KeyRejectionHeaders());
-		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer,
+		deadLetters.setHeadersFunction(new DeadLetterHeaders());
+		DefaultErrorHandler handler = new DefaultErrorHandler(new FailedClaimRecoverer(deadLetters, failureRecorder),
 				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()));
 		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class);
+		handler.setBackOffFunction((record, ex) -> TransientFailures.isTransient(ex) ? untilItPasses(settings) : null);
 		return handler;
+	}
+
+	private static BackOff untilItPasses(IdempotentProperties.ErrorHandling settings) {
+		ExponentialBackOff backOff = new ExponentialBackOff(settings.getRetryInterval().toMillis(), 2.0);
+		backOff.setMaxInterval(Math.max(settings.getRetryInterval().toMillis(), settings.getTransientMaxInterval().toMillis()));
+		backOff.setMaxElapsedTime(Long.MAX_VALUE);
+		return backOff;
+	}
+
+	private static PlatformTransactionManager uniqueTransactionManager(
+			ObjectProvider<PlatformTransactionManager> transactionManager) {
+		PlatformTransactionManager manager = transactionManager.getIfUnique();
+		if (manager == null) {
+			throw new IllegalStateException("@IdempotentListener needs exactly one PlatformTransactionManager for the "
+					+ "business DataSource; found none or several. Define a TransactionalClaimExecutor and a "
+					+ "FailureRecorder bean to choose one.");
+		}
+		return manager;
 	}
 
 }

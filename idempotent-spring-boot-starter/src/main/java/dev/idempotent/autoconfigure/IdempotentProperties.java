@@ -151,6 +151,13 @@ public class IdempotentProperties {
 		private Duration retryInterval = Duration.ofMillis(500);
 
 		/**
+		 * Longest pause between retries of a record that failed for a transient reason (the database down or
+		 * restarting, a lock or lease held elsewhere). Such records are retried until they pass, never
+		 * dead-lettered; pauses start at retry-interval and double up to this.
+		 */
+		private Duration transientMaxInterval = Duration.ofSeconds(10);
+
+		/**
 		 * Suffix of the dead-letter topic: a record from topic 'orders' goes to 'orders' + suffix.
 		 */
 		private String deadLetterSuffix = ".DLT";
@@ -169,6 +176,14 @@ public class IdempotentProperties {
 
 		public void setRetryInterval(Duration retryInterval) {
 			this.retryInterval = retryInterval;
+		}
+
+		public Duration getTransientMaxInterval() {
+			return this.transientMaxInterval;
+		}
+
+		public void setTransientMaxInterval(Duration transientMaxInterval) {
+			this.transientMaxInterval = transientMaxInterval;
 		}
 
 		public String getDeadLetterSuffix() {

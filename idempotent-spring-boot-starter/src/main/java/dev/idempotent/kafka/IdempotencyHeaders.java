@@ -16,6 +16,12 @@ public final class IdempotencyHeaders {
 	/** Added to a dead-lettered record whose key was rejected: the specific message, UTF-8. */
 	public static final String REJECTION_MESSAGE = "idempotent-rejection-message";
 
+	/** Added to a dead-lettered record whose work failed: the scope it was claimed in, UTF-8. */
+	public static final String DEAD_LETTER_SCOPE = "idempotent-scope";
+
+	/** Added to a dead-lettered record whose work failed: its idempotency key, UTF-8. */
+	public static final String DEAD_LETTER_KEY = "idempotent-key";
+
 	private IdempotencyHeaders() {
 	}
 

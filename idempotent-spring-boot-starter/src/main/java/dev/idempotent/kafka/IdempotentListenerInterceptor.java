@@ -54,7 +54,15 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			this.claimListener.get().onRejected(scope, ex);
 			throw ex;
 		}
-		return this.executor.get().execute(request, invocation::proceed).value();
+		try {
+			Object value = this.executor.get().execute(request, invocation::proceed).value();
+			FailedDeliveries.succeeded(record);
+			return value;
+		}
+		catch (Throwable ex) {
+			FailedDeliveries.failed(record, request);
+			throw ex;
+		}
 	}
 
 	private static Method targetMethod(MethodInvocation invocation) {

@@ -13,6 +13,7 @@ import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.kafka.IdempotentListenerPostProcessor;
+import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.kafka.RecordCaptureInstaller;
 import dev.idempotent.metrics.MicrometerClaimListener;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -139,6 +140,27 @@ class IdempotentAutoConfigurationTest {
 	}
 
 	@Test
+	void theApplicationsDefaultErrorHandlerDoesNotRetryBadKeys() {
+		this.runner.withBean("userErrorHandler", DefaultErrorHandler.class, DefaultErrorHandler::new).run((context) -> {
+			DefaultErrorHandler handler = context.getBean(DefaultErrorHandler.class);
+			assertThat(handler).isSameAs(context.getBean("userErrorHandler"));
+			assertThat(handler.removeClassification(InvalidIdempotencyKeyException.class)).as("retryable?").isFalse();
+		});
+	}
+
+	@Test
+	void theStartersErrorHandlerRetriesTransientFailuresUntilTheyPass() {
+		this.runner.run((context) -> {
+			DefaultErrorHandler handler = context.getBean(DefaultErrorHandler.class);
+			assertThat(handler.removeClassification(InvalidIdempotencyKeyException.class)).isFalse();
+			assertThat(dev.idempotent.kafka.TransientFailures
+				.isTransient(new RuntimeException(new org.springframework.jdbc.CannotGetJdbcConnectionException("down"))))
+				.isTrue();
+			assertThat(dev.idempotent.kafka.TransientFailures.isTransient(new IllegalStateException("bug"))).isFalse();
+		});
+	}
+
+	@Test
 	@SuppressWarnings("unchecked")
 	void composesWithTheApplicationsRecordInterceptorAndContainerCustomizer() {
 		this.runner.withUserConfiguration(UserKafkaHooks.class).run((context) -> {
@@ -214,6 +236,10 @@ class IdempotentAutoConfigurationTest {
 
 			@Override
 			public void markSucceeded(ClaimRequest request) {
+			}
+
+			@Override
+			public void markFailed(ClaimRequest request, int attempts, String lastError) {
 			}
 		};
 

@@ -1,0 +1,25 @@
+package dev.idempotent.kafka;
+
+import dev.idempotent.key.InvalidIdempotencyKeyException;
+
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+
+/**
+ * Classifies {@link InvalidIdempotencyKeyException} as not retryable on every {@link DefaultErrorHandler} bean,
+ * the application's own included: the same record yields the same bad key on every attempt. It changes nothing
+ * else about the application's handler.
+ *
+ * @since 0.1.0
+ */
+public final class ErrorHandlerClassifier implements BeanPostProcessor {
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		if (bean instanceof DefaultErrorHandler handler) {
+			handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class);
+		}
+		return bean;
+	}
+
+}

@@ -1,0 +1,48 @@
+package dev.idempotent.kafka;
+
+import dev.idempotent.claim.FailureRecorder;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+
+/**
+ * Decorates a recoverer (typically a {@code DeadLetterPublishingRecoverer}): once the delegate has recovered a
+ * record whose idempotent work failed, the record's key is marked FAILED, with the attempts and the last error,
+ * in a transaction of its own. If the delegate throws, nothing is marked and the error handler keeps the record.
+ * Records rejected for a bad key have no claim and are only passed to the delegate.
+ * <p>The starter's error handler uses it; an application with its own {@code DefaultErrorHandler} wraps its
+ * recoverer with it to get the same FAILED rows. It must run on the consumer thread, as recoverers of
+ * spring-kafka's error handlers do.
+ *
+ * @since 0.1.0
+ */
+public final class FailedClaimRecoverer implements ConsumerRecordRecoverer {
+
+	private final ConsumerRecordRecoverer delegate;
+
+	private final FailureRecorder recorder;
+
+	/**
+	 * Create a recoverer.
+	 * @param delegate the recoverer that disposes of the record, e.g. publishes it to the dead-letter topic
+	 * @param recorder writes the FAILED row
+	 */
+	public FailedClaimRecoverer(ConsumerRecordRecoverer delegate, FailureRecorder recorder) {
+		this.delegate = delegate;
+		this.recorder = recorder;
+	}
+
+	/**
+	 * Recover a record.
+	 * @param record the record whose retries are spent
+	 * @param exception the last failure
+	 * @throws RuntimeException whatever the delegate or the database throws
+	 */
+	@Override
+	public void accept(ConsumerRecord<?, ?> record, Exception exception) {
+		this.delegate.accept(record, exception);
+		FailedDeliveries.take(record)
+			.ifPresent((failure) -> this.recorder.record(failure.request(), failure.attempts(), exception));
+	}
+
+}
