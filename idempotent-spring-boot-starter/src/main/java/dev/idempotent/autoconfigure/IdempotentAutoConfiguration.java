@@ -14,6 +14,7 @@ import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotentListenerPostProcessor;
+import dev.idempotent.kafka.IdempotentListenerVerifier;
 import dev.idempotent.kafka.DeadLetterHeaders;
 import dev.idempotent.kafka.ErrorHandlerClassifier;
 import dev.idempotent.kafka.FailedClaimRecoverer;
@@ -26,6 +27,7 @@ import dev.idempotent.metrics.ClaimListener;
 import dev.idempotent.metrics.CompositeClaimListener;
 import org.apache.kafka.common.TopicPartition;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -124,6 +126,12 @@ public class IdempotentAutoConfiguration {
 			.of(() -> CompositeClaimListener.of(listeners.orderedStream().toList()));
 		return new IdempotentListenerPostProcessor(SingletonSupplier.of(methods::getObject),
 				SingletonSupplier.of(executor::getObject), claimListener);
+	}
+
+	@Bean
+	IdempotentListenerVerifier idempotentListenerVerifier(ObjectProvider<ListenerMethods> methods,
+			BeanFactory beanFactory) {
+		return new IdempotentListenerVerifier(methods::getObject, beanFactory);
 	}
 
 	@Bean

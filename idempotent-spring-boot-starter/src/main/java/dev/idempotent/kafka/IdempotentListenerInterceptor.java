@@ -3,6 +3,7 @@ package dev.idempotent.kafka;
 import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
+import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
@@ -13,13 +14,15 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.kafka.support.Acknowledgment;
 
 /**
  * The advice around an {@link IdempotentListener} method: reads the record bound to the consumer thread,
  * produces and validates its key, and runs the method under a claim with the
  * {@link TransactionalClaimExecutor}. A hit returns {@code null} without calling the method; a bad key is
  * counted as rejected and thrown as {@link InvalidIdempotencyKeyException}, which the error handler sends to
- * the dead-letter topic without retrying.
+ * the dead-letter topic without retrying. An {@code Acknowledgment} argument is replaced by a
+ * {@link DeferredAcknowledgment}, passed on only after the transaction committed.
  */
 final class IdempotentListenerInterceptor implements MethodInterceptor {
 
@@ -54,15 +57,31 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			this.claimListener.get().onRejected(scope, ex);
 			throw ex;
 		}
+		DeferredAcknowledgment acknowledgment = deferAcknowledgment(invocation, listener.endpoint());
 		try {
-			Object value = this.executor.get().execute(request, invocation::proceed).value();
+			ClaimOutcome<Object> outcome = this.executor.get().execute(request, invocation::proceed);
 			FailedDeliveries.succeeded(record);
-			return value;
+			if (acknowledgment != null) {
+				acknowledgment.afterCommit(outcome instanceof ClaimOutcome.Skipped);
+			}
+			return outcome.value();
 		}
 		catch (Throwable ex) {
 			FailedDeliveries.failed(record, request);
 			throw ex;
 		}
+	}
+
+	private static @Nullable DeferredAcknowledgment deferAcknowledgment(MethodInvocation invocation,
+			KafkaEndpoint endpoint) {
+		int index = endpoint.acknowledgmentIndex();
+		Object[] arguments = invocation.getArguments();
+		if (index < 0 || index >= arguments.length || !(arguments[index] instanceof Acknowledgment target)) {
+			return null;
+		}
+		DeferredAcknowledgment deferred = new DeferredAcknowledgment(target);
+		arguments[index] = deferred;
+		return deferred;
 	}
 
 	private static Method targetMethod(MethodInvocation invocation) {

@@ -28,13 +28,16 @@ final class ListenerMethod {
 
 	private final KeyValidator validator;
 
+	private final KafkaEndpoint endpoint;
+
 	private ListenerMethod(Method method, KeySource keySource, String prefix, @Nullable String scope,
-			KeyValidator validator) {
+			KeyValidator validator, KafkaEndpoint endpoint) {
 		this.method = method;
 		this.keySource = keySource;
 		this.prefix = prefix;
 		this.scope = scope;
 		this.validator = validator;
+		this.endpoint = endpoint;
 	}
 
 	/**
@@ -44,14 +47,23 @@ final class ListenerMethod {
 	 * @param resolvedScope the annotation's scope with placeholders resolved (empty for the group id)
 	 * @param defaultKeyHeader the header to read when the annotation has no key expression
 	 * @param validator the key rules
+	 * @param endpoint the method's Kafka listener
 	 * @throws IllegalArgumentException if the key expression does not parse
 	 */
 	static ListenerMethod of(Method method, IdempotentListener annotation, String resolvedScope,
-			String defaultKeyHeader, KeyValidator validator) {
+			String defaultKeyHeader, KeyValidator validator, KafkaEndpoint endpoint) {
 		KeySource source = StringUtils.hasText(annotation.key()) ? ExpressionKeySource.of(annotation.key(), method)
 				: new HeaderKeySource(defaultKeyHeader);
 		return new ListenerMethod(method, source, annotation.prefix(),
-				StringUtils.hasText(resolvedScope) ? resolvedScope : null, validator);
+				StringUtils.hasText(resolvedScope) ? resolvedScope : null, validator, endpoint);
+	}
+
+	/**
+	 * Return the method's Kafka listener.
+	 * @return the endpoint
+	 */
+	KafkaEndpoint endpoint() {
+		return this.endpoint;
 	}
 
 	/**

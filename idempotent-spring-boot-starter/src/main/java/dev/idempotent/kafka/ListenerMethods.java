@@ -2,6 +2,8 @@ package dev.idempotent.kafka;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -58,10 +60,21 @@ public final class ListenerMethods {
 			throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
 					+ " must be neither private, static nor final: it is called through a proxy");
 		}
-		String scope = (this.placeholders != null) ? this.placeholders.resolveStringValue(annotation.scope())
-				: annotation.scope();
-		return ListenerMethod.of(method, annotation, (scope != null) ? scope : "", this.defaultKeyHeader,
-				this.validator);
+		return ListenerMethod.of(method, annotation, resolve(annotation.scope()), this.defaultKeyHeader, this.validator,
+				KafkaEndpoint.of(method, this::resolve));
+	}
+
+	/**
+	 * Return every listener method resolved so far, i.e. those of the listener beans created so far.
+	 * @return a snapshot, never {@code null}
+	 */
+	Collection<ListenerMethod> all() {
+		return List.copyOf(this.cache.values());
+	}
+
+	private String resolve(String value) {
+		String resolved = (this.placeholders != null) ? this.placeholders.resolveStringValue(value) : value;
+		return (resolved != null) ? resolved : "";
 	}
 
 }

@@ -36,6 +36,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.config.ContainerCustomizer;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
@@ -214,6 +215,36 @@ class IdempotentAutoConfigurationTest {
 	}
 
 	@Test
+	void failsAtStartupNamingAnIdempotentMethodThatNoKafkaListenerReaches() {
+		this.runner.withBean(NotAListener.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("NotAListener.onEvent(java.lang.String) is not reached by any Kafka listener"));
+	}
+
+	@Test
+	void refusesBatchListenersForNow() {
+		this.runner.withBean(BatchListener.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("BatchListener.onBatch(java.util.List<org.apache.kafka.clients.consumer.ConsumerRecord<java.lang.String, java.lang.String>>) is a batch listener"));
+	}
+
+	@Test
+	void refusesAConsumerThatAutoCommitsOffsets() {
+		this.runner.withBean(AutoCommitListener.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("AutoCommitListener.onEvent(java.lang.String) runs on a consumer with"
+						+ " enable.auto.commit=true"));
+		this.runner.withBean(PlainListener.class)
+			.withPropertyValues("spring.kafka.consumer.enable-auto-commit=true")
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("PlainListener.onEvent(java.lang.String) runs on a consumer with"
+						+ " enable.auto.commit=true"));
+		this.runner.withBean(PlainListener.class)
+			.withPropertyValues("spring.kafka.consumer.enable-auto-commit=false")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void theClaimIsTheOutermostAdviceAroundTransactional() {
 		this.runner.withUserConfiguration(TransactionalListenerConfiguration.class).run((context) -> {
 			Object bean = context.getBean(TransactionalListener.class);
@@ -279,7 +310,44 @@ class IdempotentAutoConfigurationTest {
 
 	static class BadExpressionListener {
 
+		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false")
 		@IdempotentListener(key = "#payload.(")
+		public void onEvent(String payload) {
+		}
+
+	}
+
+	static class NotAListener {
+
+		@IdempotentListener(key = "#payload")
+		public void onEvent(String payload) {
+		}
+
+	}
+
+	static class BatchListener {
+
+		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false", batch = "true")
+		@IdempotentListener(key = "#payload")
+		public void onBatch(java.util.List<ConsumerRecord<String, String>> records) {
+		}
+
+	}
+
+	static class AutoCommitListener {
+
+		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false",
+				properties = "enable.auto.commit=true")
+		@IdempotentListener(key = "#payload")
+		public void onEvent(String payload) {
+		}
+
+	}
+
+	static class PlainListener {
+
+		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false")
+		@IdempotentListener(key = "#payload")
 		public void onEvent(String payload) {
 		}
 
@@ -299,6 +367,7 @@ class IdempotentAutoConfigurationTest {
 	static class TransactionalListener {
 
 		@Transactional
+		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false")
 		@IdempotentListener(key = "#payload")
 		public void onEvent(String payload) {
 		}

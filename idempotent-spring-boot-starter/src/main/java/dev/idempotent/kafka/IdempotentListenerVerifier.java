@@ -1,0 +1,73 @@
+package dev.idempotent.kafka;
+
+import java.util.Map;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
+
+/**
+ * Refuses, at startup, an {@link IdempotentListener} whose consumer has {@code enable.auto.commit=true}: the
+ * consumer would then commit offsets on its own schedule, before the claim's transaction commits, and a crash in
+ * between would lose the record. The setting is looked up where Spring Kafka takes it from: the listener's own
+ * {@code @KafkaListener(properties)}, the container factory's container properties, then its consumer factory.
+ *
+ * @since 0.1.0
+ */
+public final class IdempotentListenerVerifier implements SmartInitializingSingleton {
+
+	private static final String AUTO_COMMIT = "enable.auto.commit";
+
+	private final Supplier<ListenerMethods> methods;
+
+	private final BeanFactory beanFactory;
+
+	/**
+	 * Create the verifier.
+	 * @param methods the resolved listener methods
+	 * @param beanFactory looks up the container factories
+	 */
+	public IdempotentListenerVerifier(Supplier<ListenerMethods> methods, BeanFactory beanFactory) {
+		this.methods = methods;
+		this.beanFactory = beanFactory;
+	}
+
+	/**
+	 * Verify every idempotent listener.
+	 * @throws IllegalStateException naming the method when its consumer auto-commits offsets
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		for (ListenerMethod method : this.methods.get().all()) {
+			if ("true".equalsIgnoreCase(autoCommit(method.endpoint()))) {
+				throw new IllegalStateException("@IdempotentListener method " + method + " runs on a consumer with "
+						+ AUTO_COMMIT + "=true: offsets would be committed before the claim's transaction commits, and a"
+						+ " crash in between would lose the record. Remove " + AUTO_COMMIT
+						+ " (Spring Kafka then commits after processing).");
+			}
+		}
+	}
+
+	private @Nullable String autoCommit(KafkaEndpoint endpoint) {
+		String own = endpoint.consumerProperty(AUTO_COMMIT);
+		if (own != null) {
+			return own;
+		}
+		if (!this.beanFactory.containsBean(endpoint.containerFactory())
+				|| !(this.beanFactory.getBean(endpoint.containerFactory()) instanceof AbstractKafkaListenerContainerFactory<?, ?, ?> factory)) {
+			return null;
+		}
+		Object containerLevel = factory.getContainerProperties().getKafkaConsumerProperties().get(AUTO_COMMIT);
+		if (containerLevel != null) {
+			return containerLevel.toString();
+		}
+		Map<String, Object> consumer = (factory.getConsumerFactory() != null)
+				? factory.getConsumerFactory().getConfigurationProperties() : Map.of();
+		Object value = consumer.get(AUTO_COMMIT);
+		return (value != null) ? value.toString() : null;
+	}
+
+}

@@ -1,0 +1,97 @@
+package dev.idempotent.kafka;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.kafka.annotation.KafkaHandler;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.support.Acknowledgment;
+import org.springframework.util.StringUtils;
+
+/**
+ * The Kafka side of an {@link IdempotentListener} method, read from its {@code @KafkaListener}: which container
+ * factory builds its container, the consumer properties it overrides, and where its {@link Acknowledgment}
+ * parameter is.
+ *
+ * @param containerFactory the name of the container factory bean
+ * @param consumerProperties the listener's own consumer properties ({@code name=value})
+ * @param acknowledgmentIndex the index of the {@code Acknowledgment} parameter, or -1
+ */
+record KafkaEndpoint(String containerFactory, List<String> consumerProperties, int acknowledgmentIndex) {
+
+	/** The container factory {@code @KafkaListener} uses when it names none. */
+	static final String DEFAULT_CONTAINER_FACTORY = "kafkaListenerContainerFactory";
+
+	/**
+	 * Read the endpoint of a method.
+	 * @param method the {@code @IdempotentListener} method
+	 * @param placeholders resolves {@code ${...}} in annotation attributes
+	 * @throws IllegalArgumentException if no Kafka listener reaches the method, or it is a batch listener
+	 */
+	static KafkaEndpoint of(Method method, UnaryOperator<String> placeholders) {
+		KafkaListener listener = AnnotatedElementUtils.findMergedAnnotation(method, KafkaListener.class);
+		if (listener == null && AnnotatedElementUtils.hasAnnotation(method, KafkaHandler.class)) {
+			listener = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), KafkaListener.class);
+		}
+		if (listener == null) {
+			throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
+					+ " is not reached by any Kafka listener: annotate it with @KafkaListener, or with @KafkaHandler"
+					+ " in a class annotated with @KafkaListener");
+		}
+		if ("true".equalsIgnoreCase(placeholders.apply(listener.batch())) || takesRecordList(method)) {
+			throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
+					+ " is a batch listener; this version supports single-record listeners only");
+		}
+		String factory = placeholders.apply(listener.containerFactory());
+		List<String> properties = Arrays.stream(listener.properties()).map(placeholders).toList();
+		return new KafkaEndpoint(StringUtils.hasText(factory) ? factory : DEFAULT_CONTAINER_FACTORY, properties,
+				acknowledgmentIndex(method));
+	}
+
+	/**
+	 * Return the value of a consumer property the listener sets itself.
+	 * @param name the property name
+	 * @return its value, or {@code null} if the listener does not set it
+	 */
+	@Nullable String consumerProperty(String name) {
+		for (String property : this.consumerProperties) {
+			int separator = property.indexOf('=') >= 0 ? property.indexOf('=') : property.indexOf(':');
+			if (separator > 0 && property.substring(0, separator).trim().equals(name)) {
+				return property.substring(separator + 1).trim();
+			}
+		}
+		return null;
+	}
+
+	private static boolean takesRecordList(Method method) {
+		for (Type type : method.getGenericParameterTypes()) {
+			if (type instanceof ParameterizedType parameterized && parameterized.getRawType() == List.class) {
+				Type element = parameterized.getActualTypeArguments()[0];
+				if (element == ConsumerRecord.class
+						|| (element instanceof ParameterizedType p && p.getRawType() == ConsumerRecord.class)) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	private static int acknowledgmentIndex(Method method) {
+		Class<?>[] types = method.getParameterTypes();
+		for (int i = 0; i < types.length; i++) {
+			if (Acknowledgment.class.isAssignableFrom(types[i])) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+}
