@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.FailureRecorder;
+import dev.idempotent.claim.IdempotentTemplate;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
@@ -110,6 +111,14 @@ public class IdempotentAutoConfiguration {
 			IdempotentProperties properties) {
 		return new TransactionalClaimExecutor(claimStore, uniqueTransactionManager(transactionManager),
 				CompositeClaimListener.of(listeners.orderedStream().toList()), properties.getMaxTransientRetries());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotentTemplate idempotentTemplate(TransactionalClaimExecutor executor, ObjectProvider<ClaimListener> listeners,
+			IdempotentProperties properties) {
+		return new IdempotentTemplate(executor, new KeyValidator(properties.getMaxKeyLength()),
+				CompositeClaimListener.of(listeners.orderedStream().toList()));
 	}
 
 	@Bean

@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStore;
+import dev.idempotent.claim.IdempotentTemplate;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.SchemaValidator;
@@ -69,6 +70,7 @@ class IdempotentAutoConfigurationTest {
 				.hasSingleBean(TransactionalClaimExecutor.class)
 				.hasSingleBean(IdempotentListenerPostProcessor.class)
 				.hasSingleBean(RecordCaptureInstaller.class)
+				.hasSingleBean(IdempotentTemplate.class)
 				.hasSingleBean(CommonErrorHandler.class);
 			assertThat(context.getBean(CommonErrorHandler.class)).isInstanceOf(DefaultErrorHandler.class);
 			assertThat(context.getBean(JdbcClaimStore.class).getDialect()).isEqualTo(SqlDialect.H2);
