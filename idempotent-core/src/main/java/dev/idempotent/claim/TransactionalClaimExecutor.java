@@ -113,14 +113,14 @@ public class TransactionalClaimExecutor {
 		}
 		boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
 		this.listener.onClaimed(request, reclaimed, latency);
-		T value = run(work);
+		T value = run(request, work);
 		this.store.markSucceeded(request);
 		return new ClaimOutcome.Processed<>(value, reclaimed);
 	}
 
-	private static <T extends @Nullable Object> T run(ClaimedWork<T> work) {
+	private static <T extends @Nullable Object> T run(ClaimRequest request, ClaimedWork<T> work) {
 		try {
-			return work.run();
+			return IdempotencyContext.runBound(request, work);
 		}
 		catch (RuntimeException | Error ex) {
 			throw ex;

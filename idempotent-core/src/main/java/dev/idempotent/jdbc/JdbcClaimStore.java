@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -18,6 +19,8 @@ import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStatus;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.claim.LeaseResult;
+import dev.idempotent.claim.LeasedClaimStore;
 import dev.idempotent.claim.TransientClaimException;
 import org.jspecify.annotations.Nullable;
 
@@ -27,7 +30,7 @@ import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * A {@link ClaimStore} on an idempotency table in the business database.
+ * A {@link ClaimStore} (and {@link LeasedClaimStore}) on an idempotency table in the business database.
  * <p>The claim is one INSERT guarded by the unique index on (scope, idempotency_key). Its own result decides
  * between "claimed" and "exists": a duplicate (an error recognised by vendor code, or 0 rows from
  * {@code ON CONFLICT DO NOTHING}, see {@link SqlDialect}) means the key was claimed before. The existing row is
@@ -46,13 +49,15 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  *
  * @since 0.1.0
  */
-public class JdbcClaimStore implements ClaimStore {
+public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 
 	private final DataSource dataSource;
 
 	private final SqlDialect dialect;
 
 	private final ClaimStatements sql;
+
+	private final LeaseStatements leaseSql;
 
 	private final Clock clock;
 
@@ -69,6 +74,7 @@ public class JdbcClaimStore implements ClaimStore {
 		this.dataSource = dataSource;
 		this.dialect = dialect;
 		this.sql = ClaimStatements.forTable(table, dialect);
+		this.leaseSql = LeaseStatements.forTable(table, dialect);
 		this.clock = clock;
 		this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
 	}
@@ -120,6 +126,112 @@ public class JdbcClaimStore implements ClaimStore {
 		}
 		finally {
 			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	@Override
+	public LeaseResult claimLease(ClaimRequest request, Duration lease) {
+		Connection connection = transactionalConnection();
+		try {
+			LocalDateTime now = now();
+			LocalDateTime until = now.plus(lease);
+			if (insertLeased(connection, request, now, until)) {
+				return new LeaseResult.Acquired(false, 1, until.toInstant(ZoneOffset.UTC));
+			}
+			try (PreparedStatement ps = connection.prepareStatement(this.leaseSql.read())) {
+				ps.setString(1, request.scope());
+				ps.setString(2, request.key());
+				try (ResultSet rs = ps.executeQuery()) {
+					if (!rs.next()) {
+						return new LeaseResult.Held(null);
+					}
+					ClaimStatus status = ClaimStatus.fromCode(rs.getInt(1));
+					int attempts = rs.getInt(2);
+					LocalDateTime leaseUntil = rs.getObject(3, LocalDateTime.class);
+					LocalDateTime created = rs.getObject(4, LocalDateTime.class);
+					if (status == ClaimStatus.SUCCEEDED) {
+						return new LeaseResult.Done(new ClaimResult.Hit(status,
+								(created != null) ? created.toInstant(ZoneOffset.UTC) : null));
+					}
+					boolean free = status == ClaimStatus.FAILED || leaseUntil == null || leaseUntil.isBefore(now);
+					if (free && takeOver(connection, request, attempts, now, until)) {
+						return new LeaseResult.Acquired(true, attempts + 1, until.toInstant(ZoneOffset.UTC));
+					}
+					return new LeaseResult.Held((leaseUntil != null) ? leaseUntil.toInstant(ZoneOffset.UTC) : null);
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw translate("lease claim", request, ex);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	@Override
+	public boolean completeLease(ClaimRequest request, int attempt) {
+		return updateLease(this.leaseSql.complete(), "complete lease", request, attempt, null) == 1;
+	}
+
+	@Override
+	public void releaseLease(ClaimRequest request, int attempt, String lastError) {
+		updateLease(this.leaseSql.release(), "release lease", request, attempt, lastError);
+	}
+
+	private int updateLease(String statement, String operation, ClaimRequest request, int attempt,
+			@Nullable String lastError) {
+		Connection connection = transactionalConnection();
+		try (PreparedStatement ps = connection.prepareStatement(statement)) {
+			int index = 1;
+			if (lastError != null) {
+				ps.setString(index++, lastError);
+			}
+			this.dialect.bindTime(ps, index++, now());
+			ps.setString(index++, request.scope());
+			ps.setString(index++, request.key());
+			ps.setInt(index, attempt);
+			return ps.executeUpdate();
+		}
+		catch (SQLException ex) {
+			throw translate(operation, request, ex);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	private boolean insertLeased(Connection connection, ClaimRequest request, LocalDateTime now, LocalDateTime until)
+			throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.leaseSql.insert())) {
+			ps.setString(1, request.scope());
+			ps.setString(2, request.key());
+			bindSource(ps, 3, request.source());
+			this.dialect.bindTime(ps, 6, now);
+			this.dialect.bindTime(ps, 7, now);
+			this.dialect.bindTime(ps, 8, until);
+			return ps.executeUpdate() == 1;
+		}
+		catch (SQLException ex) {
+			if (this.dialect.isDuplicateKey(ex)) {
+				return false;
+			}
+			throw ex;
+		}
+	}
+
+	/** Take a FAILED row or an expired lease; the attempts read fence it, so one of several consumers wins. */
+	private boolean takeOver(Connection connection, ClaimRequest request, int attempts, LocalDateTime now,
+			LocalDateTime until) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.leaseSql.takeOver())) {
+			this.dialect.bindTime(ps, 1, until);
+			bindSource(ps, 2, request.source());
+			this.dialect.bindTime(ps, 5, now);
+			ps.setString(6, request.scope());
+			ps.setString(7, request.key());
+			ps.setInt(8, attempts);
+			this.dialect.bindTime(ps, 9, now);
+			return ps.executeUpdate() == 1;
 		}
 	}
 

@@ -2,6 +2,7 @@ package dev.idempotent.jdbc;
 
 import java.text.Normalizer;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.claim.ClaimInProgressException;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
@@ -25,6 +27,9 @@ import dev.idempotent.claim.ClaimStatus;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.DeliverySource;
 import dev.idempotent.claim.FailureRecorder;
+import dev.idempotent.claim.IdempotencyContext;
+import dev.idempotent.claim.LeaseResult;
+import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.claim.TransientClaimException;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
@@ -421,6 +426,104 @@ public abstract class AbstractClaimStoreContractTest {
 		this.executor.execute(request("order-1"), () -> null);
 		String stored = this.jdbc.queryForObject("SELECT CAST(created_at AS CHAR(26)) FROM " + this.table, String.class);
 		assertThat(stored).startsWith("2026-01-02 03:04:05.123456");
+	}
+
+	@Test
+	void aLeasedClaimRunsTheWorkOnceWithTheKeyAtHand() throws Throwable {
+		LeasedClaimExecutor leased = leasedExecutor();
+		List<String> keysSeen = new ArrayList<>();
+		ClaimOutcome<String> first = leased.execute(request("sms-1"), Duration.ofMinutes(1), () -> {
+			keysSeen.add(IdempotencyContext.currentKey());
+			return "sent";
+		});
+		ClaimOutcome<String> second = leased.execute(request("sms-1"), Duration.ofMinutes(1), () -> "sent again");
+
+		assertThat(first).isEqualTo(new ClaimOutcome.Processed<>("sent", false));
+		assertThat(second).isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(keysSeen).containsExactly("sms-1");
+		assertThat(IdempotencyContext.current()).isEmpty();
+		assertThat(row("sms-1").get(0)).isEqualTo(ClaimStatus.SUCCEEDED.code());
+	}
+
+	@Test
+	void aLiveLeaseHeldElsewhereIsInProgressNotAHit() {
+		this.transactions.executeWithoutResult((status) -> assertThat(
+				systemClockStore().claimLease(request("sms-1"), Duration.ofMinutes(5))).isInstanceOf(LeaseResult.Acquired.class));
+
+		assertThatThrownBy(() -> leasedExecutor().execute(request("sms-1"), Duration.ofMinutes(1), () -> "sent"))
+			.isInstanceOf(ClaimInProgressException.class)
+			.hasMessageContaining("being processed by another consumer");
+		assertThat(this.listener.hits).hasValue(0);
+	}
+
+	@Test
+	void anExpiredLeaseIsTakenOverByExactlyOneConsumer() throws Exception {
+		this.transactions.executeWithoutResult((status) -> this.store.claimLease(request("sms-1"), Duration.ofMinutes(1)));
+		LeasedClaimExecutor leased = leasedExecutor();
+		int consumers = 6;
+		CyclicBarrier start = new CyclicBarrier(consumers);
+		AtomicInteger calls = new AtomicInteger();
+		List<CompletableFuture<String>> results = new ArrayList<>();
+		for (int i = 0; i < consumers; i++) {
+			results.add(CompletableFuture.supplyAsync(() -> {
+				try {
+					start.await(30, TimeUnit.SECONDS);
+					return leased.execute(request("sms-1"), Duration.ofMinutes(1), calls::incrementAndGet).getClass()
+						.getSimpleName();
+				}
+				catch (ClaimInProgressException ex) {
+					return "InProgress";
+				}
+				catch (Throwable ex) {
+					throw new IllegalStateException(ex);
+				}
+			}));
+		}
+		List<String> outcomes = new ArrayList<>();
+		for (CompletableFuture<String> result : results) {
+			outcomes.add(result.get(60, TimeUnit.SECONDS));
+		}
+		assertThat(calls).hasValue(1);
+		assertThat(outcomes).containsOnlyOnce("Processed").doesNotContainNull();
+		assertThat(row("sms-1")).containsExactly(ClaimStatus.SUCCEEDED.code(), 2, "orders", 2, 42L);
+	}
+
+	@Test
+	void aFailedLeasedWorkGivesItsLeaseUpSoThatARetryClaimsAtOnce() throws Throwable {
+		LeasedClaimExecutor leased = leasedExecutor();
+		assertThatThrownBy(() -> leased.execute(request("sms-1"), Duration.ofMinutes(10), () -> {
+			throw new java.io.IOException("gateway timeout");
+		})).hasMessage("gateway timeout");
+		assertThat(this.jdbc.queryForObject("SELECT last_error FROM " + this.table, String.class))
+			.isEqualTo("java.io.IOException: gateway timeout");
+
+		assertThat(leased.execute(request("sms-1"), Duration.ofMinutes(10), () -> "sent"))
+			.isEqualTo(new ClaimOutcome.Processed<>("sent", true));
+		assertThat(row("sms-1").subList(0, 2)).containsExactly(ClaimStatus.SUCCEEDED.code(), 2);
+	}
+
+	@Test
+	void aConsumerWhoseLeaseWasTakenOverCannotCompleteIt() {
+		JdbcClaimStore later = systemClockStore();
+		this.transactions.executeWithoutResult((status) -> {
+			this.store.claimLease(request("sms-1"), Duration.ofMinutes(1));
+		});
+		LeaseResult takenOver = this.transactions.execute((status) -> later.claimLease(request("sms-1"), Duration.ofMinutes(1)));
+		assertThat(takenOver).isInstanceOfSatisfying(LeaseResult.Acquired.class,
+				(acquired) -> assertThat(acquired.attempt()).isEqualTo(2));
+		Boolean staleCompletion = this.transactions.execute((status) -> this.store.completeLease(request("sms-1"), 1));
+		Boolean currentCompletion = this.transactions.execute((status) -> later.completeLease(request("sms-1"), 2));
+		assertThat(staleCompletion).isFalse();
+		assertThat(currentCompletion).isTrue();
+	}
+
+	private JdbcClaimStore systemClockStore() {
+		return new JdbcClaimStore(this.dataSource, this.table, expectedDialect(), Clock.systemUTC());
+	}
+
+	private LeasedClaimExecutor leasedExecutor() {
+		return new LeasedClaimExecutor(systemClockStore(), new DataSourceTransactionManager(this.dataSource),
+				this.listener, 5);
 	}
 
 	@Test

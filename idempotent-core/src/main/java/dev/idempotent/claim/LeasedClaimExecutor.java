@@ -1,0 +1,120 @@
+package dev.idempotent.claim;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import dev.idempotent.metrics.ClaimListener;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Runs work under a lease ({@link ClaimMode#LEASED}, DESIGN.md section 4), for side effects that cannot join
+ * the database transaction:
+ * <ol>
+ * <li>claim the key with a lease, in a short transaction of its own that commits before the work starts;</li>
+ * <li>run the work outside that transaction, with the key bound to {@link IdempotencyContext};</li>
+ * <li>on success, mark the row SUCCEEDED in another short transaction; on failure, give the lease up (the row
+ * becomes FAILED) so that a retry can claim it at once, and rethrow.</li>
+ * </ol>
+ * A SUCCEEDED row is a hit. A live lease held by another consumer throws {@link ClaimInProgressException}
+ * (retry later; not a hit, not a failure of the record). An expired lease is taken over by exactly one
+ * consumer. What this guarantees: the work runs at least once per key (unless dead-lettered), always under the
+ * same key, and runs again only if a consumer dies, or outlives its lease, between starting the work and
+ * recording SUCCEEDED; the remote system deduplicates those repeats by the key. Leases compare with the
+ * consumers' clocks (UTC): keep leases far longer than clock skew and the work's longest run.
+ * <p>Thread-safe.
+ *
+ * @since 0.1.0
+ */
+public class LeasedClaimExecutor {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeasedClaimExecutor.class);
+
+	private final LeasedClaimStore store;
+
+	private final TransactionTemplate ownTransaction;
+
+	private final ClaimListener listener;
+
+	private final int maxTransientRetries;
+
+	/**
+	 * Create an executor.
+	 * @param store the lease store
+	 * @param transactionManager the business database's transaction manager
+	 * @param listener observes claims
+	 * @param maxTransientRetries how often to retry a lease claim after a deadlock or lock-wait timeout
+	 */
+	public LeasedClaimExecutor(LeasedClaimStore store, PlatformTransactionManager transactionManager,
+			ClaimListener listener, int maxTransientRetries) {
+		this.store = store;
+		this.ownTransaction = new TransactionTemplate(transactionManager);
+		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.listener = listener;
+		this.maxTransientRetries = maxTransientRetries;
+	}
+
+	/**
+	 * Claim {@code request} with a lease and run {@code work} if the key is not done or held elsewhere.
+	 * @param request what to claim
+	 * @param lease how long the lease lasts; longer than the work's longest run
+	 * @param work the side effect
+	 * @param <T> the work's result type
+	 * @return {@link ClaimOutcome.Processed} after the work ran (and SUCCEEDED was recorded), or
+	 * {@link ClaimOutcome.Skipped} for a hit
+	 * @throws ClaimInProgressException if another consumer holds a live lease on the key
+	 * @throws Throwable whatever the work threw, after the lease was given up
+	 */
+	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, Duration lease,
+			ClaimedWork<T> work) throws Throwable {
+		long start = System.nanoTime();
+		LeaseResult result = claim(request, lease);
+		Duration latency = Duration.ofNanos(System.nanoTime() - start);
+		if (result instanceof LeaseResult.Done done) {
+			this.listener.onHit(request, done.hit(), latency);
+			HitLog.log(request, done.hit());
+			return new ClaimOutcome.Skipped<>(done.hit());
+		}
+		if (result instanceof LeaseResult.Held held) {
+			throw new ClaimInProgressException(request, held.leaseUntil());
+		}
+		LeaseResult.Acquired acquired = (LeaseResult.Acquired) result;
+		this.listener.onClaimed(request, acquired.reclaimed(), latency);
+		T value;
+		try {
+			value = IdempotencyContext.runBound(request, work);
+		}
+		catch (Throwable ex) {
+			this.ownTransaction.executeWithoutResult((status) -> this.store.releaseLease(request, acquired.attempt(),
+					FailureRecorder.describe(ex)));
+			throw ex;
+		}
+		Boolean completed = this.ownTransaction.execute((status) -> this.store.completeLease(request, acquired.attempt()));
+		if (!Boolean.TRUE.equals(completed)) {
+			logger.warn("Lease on scope={} key={} expired before the work finished and was taken over by another "
+					+ "consumer; the side effect may run again under the same key. Increase the lease.",
+					request.scope(), request.key());
+		}
+		return new ClaimOutcome.Processed<>(value, acquired.reclaimed());
+	}
+
+	private LeaseResult claim(ClaimRequest request, Duration lease) {
+		for (int retries = 0;; retries++) {
+			try {
+				return Objects.requireNonNull(
+						this.ownTransaction.execute((status) -> this.store.claimLease(request, lease)));
+			}
+			catch (TransientClaimException ex) {
+				if (retries >= this.maxTransientRetries) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+}
