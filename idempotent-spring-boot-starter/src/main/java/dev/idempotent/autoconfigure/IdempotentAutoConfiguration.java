@@ -8,6 +8,8 @@ import javax.sql.DataSource;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.FailureRecorder;
 import dev.idempotent.claim.IdempotentTemplate;
+import dev.idempotent.claim.LeasedClaimExecutor;
+import dev.idempotent.claim.LeasedClaimStore;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
@@ -43,6 +45,7 @@ import org.springframework.boot.sql.init.dependency.DatabaseInitializationDepend
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.EnableKafka;
 import org.springframework.kafka.core.KafkaOperations;
@@ -99,8 +102,8 @@ public class IdempotentAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
-	ClaimStore idempotentClaimStore(DataSource dataSource, SqlDialect dialect, IdempotentProperties properties) {
+	@ConditionalOnMissingBean(ClaimStore.class)
+	JdbcClaimStore idempotentClaimStore(DataSource dataSource, SqlDialect dialect, IdempotentProperties properties) {
 		return new JdbcClaimStore(dataSource, new TableName(properties.getTableName()), dialect, Clock.systemUTC());
 	}
 
@@ -110,6 +113,20 @@ public class IdempotentAutoConfiguration {
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
 			IdempotentProperties properties) {
 		return new TransactionalClaimExecutor(claimStore, uniqueTransactionManager(transactionManager),
+				CompositeClaimListener.of(listeners.orderedStream().toList()), properties.getMaxTransientRetries());
+	}
+
+	@Bean
+	@Lazy
+	@ConditionalOnMissingBean
+	LeasedClaimExecutor idempotentLeasedClaimExecutor(ClaimStore claimStore,
+			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
+			IdempotentProperties properties) {
+		if (!(claimStore instanceof LeasedClaimStore leased)) {
+			throw new IllegalStateException("A LEASED @IdempotentListener needs a claim store that holds leases; the "
+					+ "ClaimStore bean " + claimStore.getClass().getName() + " does not implement LeasedClaimStore");
+		}
+		return new LeasedClaimExecutor(leased, uniqueTransactionManager(transactionManager),
 				CompositeClaimListener.of(listeners.orderedStream().toList()), properties.getMaxTransientRetries());
 	}
 
@@ -125,16 +142,17 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean
 	ListenerMethods idempotentListenerMethods(IdempotentProperties properties, ConfigurableBeanFactory beanFactory) {
 		return new ListenerMethods(properties.getKeyHeader(), new KeyValidator(properties.getMaxKeyLength()),
-				beanFactory::resolveEmbeddedValue);
+				beanFactory::resolveEmbeddedValue, properties.getLease());
 	}
 
 	@Bean
 	static IdempotentListenerPostProcessor idempotentListenerPostProcessor(ObjectProvider<ListenerMethods> methods,
-			ObjectProvider<TransactionalClaimExecutor> executor, ObjectProvider<ClaimListener> listeners) {
+			ObjectProvider<TransactionalClaimExecutor> executor, ObjectProvider<LeasedClaimExecutor> leasedExecutor,
+			ObjectProvider<ClaimListener> listeners) {
 		Supplier<ClaimListener> claimListener = SingletonSupplier
 			.of(() -> CompositeClaimListener.of(listeners.orderedStream().toList()));
 		return new IdempotentListenerPostProcessor(SingletonSupplier.of(methods::getObject),
-				SingletonSupplier.of(executor::getObject), claimListener);
+				SingletonSupplier.of(executor::getObject), SingletonSupplier.of(leasedExecutor::getObject), claimListener);
 	}
 
 	@Bean

@@ -42,6 +42,12 @@ public class IdempotentProperties {
 	 */
 	private int maxTransientRetries = TransactionalClaimExecutor.DEFAULT_MAX_TRANSIENT_RETRIES;
 
+	/**
+	 * Lease of LEASED claims whose annotation names none: longer than the listener's longest run. A consumer that
+	 * dies holding a lease blocks its key for at most this long.
+	 */
+	private Duration lease = Duration.ofMinutes(1);
+
 	private final Jdbc jdbc = new Jdbc();
 
 	private final ErrorHandling errorHandling = new ErrorHandling();
@@ -76,6 +82,14 @@ public class IdempotentProperties {
 
 	public void setMaxTransientRetries(int maxTransientRetries) {
 		this.maxTransientRetries = maxTransientRetries;
+	}
+
+	public Duration getLease() {
+		return this.lease;
+	}
+
+	public void setLease(Duration lease) {
+		this.lease = lease;
 	}
 
 	public Jdbc getJdbc() {

@@ -29,9 +29,9 @@ final class FailedDeliveries {
 	private FailedDeliveries() {
 	}
 
-	static void failed(ConsumerRecord<?, ?> record, ClaimRequest request) {
-		failures.get().merge(Coordinates.of(record), new Failure(request, 1),
-				(previous, next) -> new Failure(request, previous.attempts() + 1));
+	static void failed(ConsumerRecord<?, ?> record, ClaimRequest request, int attempts) {
+		failures.get().merge(Coordinates.of(record), new Failure(request, attempts),
+				(previous, next) -> new Failure(request, previous.attempts() + attempts));
 	}
 
 	static void succeeded(ConsumerRecord<?, ?> record) {

@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import dev.idempotent.claim.ClaimMode;
+
 /**
  * Makes a {@code @KafkaListener} method idempotent: each delivery claims its idempotency key in the business
  * database, in one transaction with whatever the method writes there, and a key that was processed before is
@@ -54,5 +56,22 @@ public @interface IdempotentListener {
 	 * @return the scope, or empty for the consumer group id
 	 */
 	String scope() default "";
+
+	/**
+	 * How the claim relates to the method. {@link ClaimMode#TRANSACTIONAL} (the default): the claim, the method's
+	 * database writes and the status update commit in one transaction. {@link ClaimMode#LEASED}: for methods that
+	 * call systems outside the database (SMS, payment APIs); the claim commits on its own with a lease, SUCCEEDED
+	 * is written after the method returns, and the method can pass
+	 * {@link dev.idempotent.claim.IdempotencyContext#currentKey()} to the remote API as its idempotency key.
+	 * @return the mode
+	 */
+	ClaimMode mode() default ClaimMode.TRANSACTIONAL;
+
+	/**
+	 * The lease of a {@link ClaimMode#LEASED} claim, e.g. {@code "30s"} or {@code "PT2M"}: longer than the method's
+	 * longest run. Empty: {@code idempotent.lease} (1 minute unless configured). Placeholders are resolved.
+	 * @return the lease duration, or empty for the default
+	 */
+	String lease() default "";
 
 }

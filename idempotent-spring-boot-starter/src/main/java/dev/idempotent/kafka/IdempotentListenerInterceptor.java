@@ -3,8 +3,10 @@ package dev.idempotent.kafka;
 import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
+import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.metrics.ClaimListener;
@@ -30,12 +32,15 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 
 	private final Supplier<TransactionalClaimExecutor> executor;
 
+	private final Supplier<LeasedClaimExecutor> leasedExecutor;
+
 	private final Supplier<ClaimListener> claimListener;
 
 	IdempotentListenerInterceptor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
-			Supplier<ClaimListener> claimListener) {
+			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener) {
 		this.methods = methods;
 		this.executor = executor;
+		this.leasedExecutor = leasedExecutor;
 		this.claimListener = claimListener;
 	}
 
@@ -59,7 +64,9 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 		}
 		DeferredAcknowledgment acknowledgment = deferAcknowledgment(invocation, listener.endpoint());
 		try {
-			ClaimOutcome<Object> outcome = this.executor.get().execute(request, invocation::proceed);
+			ClaimOutcome<Object> outcome = (listener.mode() == ClaimMode.LEASED)
+					? this.leasedExecutor.get().execute(request, listener.lease(), invocation::proceed)
+					: this.executor.get().execute(request, invocation::proceed);
 			FailedDeliveries.succeeded(record);
 			if (acknowledgment != null) {
 				acknowledgment.afterCommit(outcome instanceof ClaimOutcome.Skipped);
@@ -67,7 +74,8 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			return outcome.value();
 		}
 		catch (Throwable ex) {
-			FailedDeliveries.failed(record, request);
+			// a released lease already counted its attempt in the row
+			FailedDeliveries.failed(record, request, (listener.mode() == ClaimMode.LEASED) ? 0 : 1);
 			throw ex;
 		}
 	}

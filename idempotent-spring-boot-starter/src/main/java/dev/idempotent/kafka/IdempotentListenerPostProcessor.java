@@ -2,6 +2,7 @@ package dev.idempotent.kafka;
 
 import java.util.function.Supplier;
 
+import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.metrics.ClaimListener;
 
@@ -39,13 +40,14 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
 	 * Create the post-processor.
 	 * @param methods supplies the resolver of annotated methods at the first listener bean
 	 * @param executor supplies the executor at the first delivery (looked up lazily to keep start-up order free)
+	 * @param leasedExecutor supplies the executor of LEASED claims at their first delivery
 	 * @param claimListener supplies the claim listener at the first rejected key
 	 */
 	public IdempotentListenerPostProcessor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
-			Supplier<ClaimListener> claimListener) {
+			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener) {
 		this.methods = methods;
 		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, IdempotentListener.class, true),
-				new IdempotentListenerInterceptor(methods, executor, claimListener));
+				new IdempotentListenerInterceptor(methods, executor, leasedExecutor, claimListener));
 		setBeforeExistingAdvisors(true);
 		setProxyTargetClass(true);
 		setOrder(ORDER);

@@ -3,6 +3,8 @@ package dev.idempotent.kafka;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import dev.idempotent.claim.ClaimMode;
+import dev.idempotent.claim.LeasedClaimExecutor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -42,6 +44,10 @@ public final class IdempotentListenerVerifier implements SmartInitializingSingle
 	@Override
 	public void afterSingletonsInstantiated() {
 		for (ListenerMethod method : this.methods.get().all()) {
+			if (method.mode() == ClaimMode.LEASED) {
+				// created on demand: fails here, at startup, when the claim store cannot hold leases
+				this.beanFactory.getBean(LeasedClaimExecutor.class);
+			}
 			if ("true".equalsIgnoreCase(autoCommit(method.endpoint()))) {
 				throw new IllegalStateException("@IdempotentListener method " + method + " runs on a consumer with "
 						+ AUTO_COMMIT + "=true: offsets would be committed before the claim's transaction commits, and a"

@@ -1,7 +1,9 @@
 package dev.idempotent.kafka;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 
+import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.DeliverySource;
 import dev.idempotent.key.KeyValidator;
@@ -30,14 +32,20 @@ final class ListenerMethod {
 
 	private final KafkaEndpoint endpoint;
 
+	private final ClaimMode mode;
+
+	private final Duration lease;
+
 	private ListenerMethod(Method method, KeySource keySource, String prefix, @Nullable String scope,
-			KeyValidator validator, KafkaEndpoint endpoint) {
+			KeyValidator validator, KafkaEndpoint endpoint, ClaimMode mode, Duration lease) {
 		this.method = method;
 		this.keySource = keySource;
 		this.prefix = prefix;
 		this.scope = scope;
 		this.validator = validator;
 		this.endpoint = endpoint;
+		this.mode = mode;
+		this.lease = lease;
 	}
 
 	/**
@@ -48,14 +56,31 @@ final class ListenerMethod {
 	 * @param defaultKeyHeader the header to read when the annotation has no key expression
 	 * @param validator the key rules
 	 * @param endpoint the method's Kafka listener
+	 * @param lease the lease of a LEASED claim
 	 * @throws IllegalArgumentException if the key expression does not parse
 	 */
 	static ListenerMethod of(Method method, IdempotentListener annotation, String resolvedScope,
-			String defaultKeyHeader, KeyValidator validator, KafkaEndpoint endpoint) {
+			String defaultKeyHeader, KeyValidator validator, KafkaEndpoint endpoint, Duration lease) {
 		KeySource source = StringUtils.hasText(annotation.key()) ? ExpressionKeySource.of(annotation.key(), method)
 				: new HeaderKeySource(defaultKeyHeader);
 		return new ListenerMethod(method, source, annotation.prefix(),
-				StringUtils.hasText(resolvedScope) ? resolvedScope : null, validator, endpoint);
+				StringUtils.hasText(resolvedScope) ? resolvedScope : null, validator, endpoint, annotation.mode(), lease);
+	}
+
+	/**
+	 * Return how the claim relates to the method.
+	 * @return the mode
+	 */
+	ClaimMode mode() {
+		return this.mode;
+	}
+
+	/**
+	 * Return the lease of a LEASED claim.
+	 * @return the lease, positive
+	 */
+	Duration lease() {
+		return this.lease;
 	}
 
 	/**

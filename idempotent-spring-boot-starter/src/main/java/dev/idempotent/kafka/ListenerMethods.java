@@ -2,6 +2,7 @@ package dev.idempotent.kafka;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.idempotent.key.KeyValidator;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
 /**
@@ -28,16 +31,21 @@ public final class ListenerMethods {
 
 	private final @Nullable StringValueResolver placeholders;
 
+	private final Duration defaultLease;
+
 	/**
 	 * Create a resolver.
 	 * @param defaultKeyHeader the header that holds the key when a listener has no key expression
 	 * @param validator the key rules
-	 * @param placeholders resolves {@code ${...}} in scopes, or {@code null} to take scopes literally
+	 * @param placeholders resolves {@code ${...}} in annotation attributes, or {@code null} to take them literally
+	 * @param defaultLease the lease of LEASED claims whose annotation names none
 	 */
-	public ListenerMethods(String defaultKeyHeader, KeyValidator validator, @Nullable StringValueResolver placeholders) {
+	public ListenerMethods(String defaultKeyHeader, KeyValidator validator, @Nullable StringValueResolver placeholders,
+			Duration defaultLease) {
 		this.defaultKeyHeader = defaultKeyHeader;
 		this.validator = validator;
 		this.placeholders = placeholders;
+		this.defaultLease = defaultLease;
 	}
 
 	/**
@@ -61,7 +69,7 @@ public final class ListenerMethods {
 					+ " must be neither private, static nor final: it is called through a proxy");
 		}
 		return ListenerMethod.of(method, annotation, resolve(annotation.scope()), this.defaultKeyHeader, this.validator,
-				KafkaEndpoint.of(method, this::resolve));
+				KafkaEndpoint.of(method, this::resolve), lease(method, annotation));
 	}
 
 	/**
@@ -70,6 +78,24 @@ public final class ListenerMethods {
 	 */
 	Collection<ListenerMethod> all() {
 		return List.copyOf(this.cache.values());
+	}
+
+	private Duration lease(Method method, IdempotentListener annotation) {
+		String text = resolve(annotation.lease());
+		if (!StringUtils.hasText(text)) {
+			return this.defaultLease;
+		}
+		try {
+			Duration lease = DurationStyle.detectAndParse(text);
+			if (lease.isNegative() || lease.isZero()) {
+				throw new IllegalArgumentException("not positive");
+			}
+			return lease;
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("@IdempotentListener lease '" + text + "' on " + method.toGenericString()
+					+ " is not a positive duration such as '30s' or 'PT2M'", ex);
+		}
 	}
 
 	private String resolve(String value) {

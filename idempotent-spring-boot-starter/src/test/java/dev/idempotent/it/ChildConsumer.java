@@ -13,8 +13,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -105,9 +108,17 @@ final class ChildConsumer implements AutoCloseable {
 		}
 
 		@Bean
-		GroupLedgerListener groupLedgerListener(ItLedger ledger, org.springframework.core.env.Environment env) {
+		@ConditionalOnProperty(name = "it.mode", havingValue = "transactional", matchIfMissing = true)
+		GroupLedgerListener groupLedgerListener(ItLedger ledger, Environment env) {
 			return new GroupLedgerListener(ledger, env.getRequiredProperty("it.group"),
 					env.getProperty("crash.before-commit-of", ""), env.getProperty("crash.after-commit-of", ""));
+		}
+
+		@Bean
+		@ConditionalOnProperty(name = "it.mode", havingValue = "leased")
+		LeasedGatewayListener leasedGatewayListener(JdbcTemplate jdbc, Environment env) {
+			return new LeasedGatewayListener(new RemoteCalls(jdbc), env.getRequiredProperty("it.group"),
+					env.getProperty("crash.in-lease-of", ""));
 		}
 
 	}
