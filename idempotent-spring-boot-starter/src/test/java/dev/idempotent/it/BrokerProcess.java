@@ -1,0 +1,114 @@
+package dev.idempotent.it;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.Uuid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A single-node Kafka broker (KRaft, broker and controller in one) in its own JVM, started from the
+ * {@code kafka_2.13} jars on the test class path, so that a test can kill it with SIGKILL and start it again on
+ * the same log directory and port.
+ */
+final class BrokerProcess implements AutoCloseable {
+
+	private final Path directory;
+
+	private final int port;
+
+	private Process process;
+
+	private BrokerProcess(Path directory, int port) {
+		this.directory = directory;
+		this.port = port;
+	}
+
+	/** Format a fresh log directory and start the broker. */
+	static BrokerProcess start(Path directory) throws Exception {
+		int port = freePort();
+		int controllerPort = freePort();
+		Files.createDirectories(directory);
+		Files.writeString(directory.resolve("server.properties"), String.join("\n",
+				"process.roles=broker,controller", "node.id=1", "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+				"listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+				"advertised.listeners=PLAINTEXT://127.0.0.1:" + port, "controller.listener.names=CONTROLLER",
+				"listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+				"inter.broker.listener.name=PLAINTEXT", "log.dirs=" + directory.resolve("logs"),
+				"offsets.topic.replication.factor=1", "offsets.topic.num.partitions=1",
+				"transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1",
+				"group.initial.rebalance.delay.ms=0", "broker.heartbeat.interval.ms=500",
+				"broker.session.timeout.ms=1500", "num.partitions=2", ""));
+		Process format = java("kafka.tools.StorageTool", "format", "-t", Uuid.randomUuid().toString(), "-c",
+				directory.resolve("server.properties").toString()).start();
+		assertThat(format.waitFor(60, TimeUnit.SECONDS)).isTrue();
+		assertThat(format.exitValue()).as("kafka-storage format").isZero();
+		BrokerProcess broker = new BrokerProcess(directory, port);
+		broker.startProcess();
+		return broker;
+	}
+
+	String bootstrapServers() {
+		return "127.0.0.1:" + this.port;
+	}
+
+	/** Kill the broker with SIGKILL. */
+	void kill() throws InterruptedException {
+		this.process.destroyForcibly();
+		assertThat(this.process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+	}
+
+	/** Start the broker again on its log directory. */
+	void restart() throws IOException {
+		startProcess();
+	}
+
+	@Override
+	public void close() throws InterruptedException {
+		if (this.process != null && this.process.isAlive()) {
+			this.process.destroyForcibly();
+			this.process.waitFor(30, TimeUnit.SECONDS);
+		}
+	}
+
+	private void startProcess() throws IOException {
+		this.process = java("kafka.Kafka", this.directory.resolve("server.properties").toString())
+			.redirectOutput(this.directory.resolve("broker.log").toFile())
+			.start();
+		await().atMost(KafkaTestSupport.timeout())
+			.failFast("broker exited", () -> !this.process.isAlive())
+			.until(this::accepting);
+	}
+
+	private boolean accepting() {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 200);
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	private static ProcessBuilder java(String mainClass, String... arguments) {
+		List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+			.toString(), "-cp", System.getProperty("java.class.path"), "-Xmx512m", mainClass));
+		command.addAll(List.of(arguments));
+		return new ProcessBuilder(command).redirectErrorStream(true);
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
+}
