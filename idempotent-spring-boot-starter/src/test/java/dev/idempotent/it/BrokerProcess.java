@@ -45,8 +45,8 @@ final class BrokerProcess implements AutoCloseable {
 				"inter.broker.listener.name=PLAINTEXT", "log.dirs=" + directory.resolve("logs"),
 				"offsets.topic.replication.factor=1", "offsets.topic.num.partitions=1",
 				"transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1",
-				"group.initial.rebalance.delay.ms=0", "broker.heartbeat.interval.ms=500",
-				"broker.session.timeout.ms=1500", "num.partitions=2", ""));
+				"group.initial.rebalance.delay.ms=0", "broker.heartbeat.interval.ms=1000",
+				"broker.session.timeout.ms=6000", "num.partitions=2", ""));
 		Process format = java("kafka.tools.StorageTool", "format", "-t", Uuid.randomUuid().toString(), "-c",
 				directory.resolve("server.properties").toString()).start();
 		assertThat(format.waitFor(60, TimeUnit.SECONDS)).isTrue();

@@ -42,7 +42,7 @@ class BrokerRestartIT {
 				broker.kill();
 				assertThat(this.ledger.rows(group)).as("killed mid-stream").isLessThan(600);
 				broker.restart();
-				await().atMost(KafkaTestSupport.timeout())
+				await().atMost(KafkaTestSupport.timeout().multipliedBy(2))
 					.ignoreExceptions()
 					.until(() -> kafka.lag(group, topic) == 0 && this.ledger.rows(group) == 600);
 			}

@@ -49,11 +49,24 @@ public final class KafkaTestSupport implements AutoCloseable {
 		return this.bootstrapServers;
 	}
 
-	/** Create topics with the given partition count. */
+	/**
+	 * Create topics with the given partition count and wait until every partition has a leader: producing to a
+	 * partition whose leader is not elected yet fails with NOT_LEADER_OR_FOLLOWER, and an idempotent producer's
+	 * retried batches can then be refused as out of order.
+	 */
 	public void createTopics(int partitions, String... topics) throws Exception {
 		this.admin.createTopics(java.util.Arrays.stream(topics).map((t) -> new NewTopic(t, partitions, (short) 1)).toList())
 			.all()
 			.get(30, TimeUnit.SECONDS);
+		org.awaitility.Awaitility.await().atMost(timeout()).ignoreExceptions().until(() -> this.admin
+			.describeTopics(List.of(topics))
+			.allTopicNames()
+			.get(10, TimeUnit.SECONDS)
+			.values()
+			.stream()
+			.allMatch((topic) -> topic.partitions().size() == partitions
+					&& topic.partitions().stream().allMatch((partition) -> partition.leader() != null
+							&& partition.leader().id() >= 0)));
 	}
 
 	/** Send a record with the idempotency key header (none if {@code key} is null) and wait for its ack. */
