@@ -1,7 +1,7 @@
 package dev.idempotent.claim;
 
 /**
- * How a claim relates to the work it guards (DESIGN.md, sections 2 and 4).
+ * How a claim relates to the work it guards (docs/semantics.md).
  *
  * @since 0.1.0
  */

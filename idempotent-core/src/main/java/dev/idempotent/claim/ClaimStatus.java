@@ -1,7 +1,7 @@
 package dev.idempotent.claim;
 
 /**
- * The status of an idempotency row, stored as a small integer code (DESIGN.md, section 4).
+ * The status of an idempotency row, stored as a small integer code (docs/semantics.md, "Statuses").
  *
  * @since 0.1.0
  */

@@ -6,7 +6,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Records a key as FAILED once its delivery is given up on (dead-lettered), in a transaction of its own: the
- * business transaction that failed was rolled back together with its claim (DESIGN.md, section 4). The row keeps
+ * business transaction that failed was rolled back together with its claim (docs/semantics.md, "Statuses"). The row keeps
  * the attempts and the last error (exception class and message, at most {@value #MAX_ERROR_LENGTH} characters);
  * a replay of the record claims the FAILED row again. Thread-safe.
  *

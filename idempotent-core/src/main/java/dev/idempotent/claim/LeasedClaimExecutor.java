@@ -13,7 +13,7 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Runs work under a lease ({@link ClaimMode#LEASED}, DESIGN.md section 4), for side effects that cannot join
+ * Runs work under a lease ({@link ClaimMode#LEASED}, docs/semantics.md "LEASED mode"), for side effects that cannot join
  * the database transaction:
  * <ol>
  * <li>claim the key with a lease, in a short transaction of its own that commits before the work starts;</li>
@@ -90,8 +90,14 @@ public class LeasedClaimExecutor {
 			value = IdempotencyContext.runBound(request, work);
 		}
 		catch (Throwable ex) {
-			this.ownTransaction.executeWithoutResult((status) -> this.store.releaseLease(request, acquired.attempt(),
-					FailureRecorder.describe(ex)));
+			try {
+				this.ownTransaction.executeWithoutResult((status) -> this.store.releaseLease(request,
+						acquired.attempt(), FailureRecorder.describe(ex)));
+			}
+			catch (RuntimeException releaseFailure) {
+				// the lease then expires by itself; the work's own failure is what the caller must see
+				ex.addSuppressed(releaseFailure);
+			}
 			throw ex;
 		}
 		Boolean completed = this.ownTransaction.execute((status) -> this.store.completeLease(request, acquired.attempt()));

@@ -10,11 +10,13 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Runs work under a claim, in one transaction (DESIGN.md, section 2, mode {@code TRANSACTIONAL}):
+ * Runs work under a claim, in one transaction (docs/semantics.md, "The transaction"; mode
+ * {@link ClaimMode#TRANSACTIONAL}):
  * <ol>
  * <li>begin a transaction on the business database, or join the one already active on this thread;</li>
  * <li>claim the key with one INSERT;</li>
@@ -27,8 +29,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * decides), so a caller that commits a Kafka offset after this method returns never commits it before the
  * database.
  * <p>A deadlock or lock-wait timeout of the claim ({@link TransientClaimException}) retries the whole
- * transaction up to {@code maxTransientRetries} times when this executor began it; a joined transaction is
- * already rolled back by the database, so the exception is passed to the caller.
+ * transaction up to {@code maxTransientRetries} times when this executor began it; a joined transaction belongs
+ * to its owner, who must roll it back and retry, so the exception is passed on.
  * <p>Thread-safe.
  *
  * @since 0.1.0
@@ -41,6 +43,8 @@ public class TransactionalClaimExecutor {
 	private static final Logger logger = LoggerFactory.getLogger(TransactionalClaimExecutor.class);
 
 	private final ClaimStore store;
+
+	private final PlatformTransactionManager transactionManager;
 
 	private final TransactionTemplate transactionTemplate;
 
@@ -62,6 +66,7 @@ public class TransactionalClaimExecutor {
 			throw new IllegalArgumentException("maxTransientRetries must not be negative");
 		}
 		this.store = store;
+		this.transactionManager = transactionManager;
 		this.transactionTemplate = new TransactionTemplate(transactionManager);
 		this.transactionTemplate.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
 		this.listener = listener;
@@ -100,6 +105,29 @@ public class TransactionalClaimExecutor {
 				throw failure.getCause();
 			}
 		}
+	}
+
+	/**
+	 * Like {@link #execute}, but refuse to join a transaction already active on the same database: for callers
+	 * that commit something after this method returns (a Kafka offset) and rely on the claim's transaction having
+	 * committed by then. A transaction begun by someone else would commit later, after the offset.
+	 * @param request what to claim, never {@code null}
+	 * @param work the work to run in the claim's transaction, never {@code null}
+	 * @param <T> the work's result type
+	 * @return as {@link #execute}
+	 * @throws IllegalStateException if a transaction on the same database is already active on this thread
+	 * @throws Throwable as {@link #execute}
+	 */
+	public <T extends @Nullable Object> ClaimOutcome<T> executeInOwnTransaction(ClaimRequest request,
+			ClaimedWork<T> work) throws Throwable {
+		if (this.transactionManager instanceof ResourceTransactionManager resourceManager
+				&& TransactionSynchronizationManager.hasResource(resourceManager.getResourceFactory())) {
+			throw new IllegalStateException("A transaction on the business database is already active when claiming "
+					+ "scope=" + request.scope() + " key=" + request.key() + "; it would commit after the caller "
+					+ "commits the offset. Remove the listener container's transaction manager and any "
+					+ "@Transactional around the listener: the claim's transaction is the outermost one.");
+		}
+		return execute(request, work);
 	}
 
 	private <T extends @Nullable Object> ClaimOutcome<T> claimAndRun(ClaimRequest request, ClaimedWork<T> work) {

@@ -7,9 +7,11 @@ package dev.idempotent.jdbc;
  * @param insert claims a new key: binds scope, key, source topic, partition, offset, created, updated; 1 row
  * claimed, 0 rows (or a duplicate-key error, depending on the dialect) a duplicate
  * @param reclaim takes over a FAILED row: binds source topic, partition, offset, updated, scope, key
- * @param read reads an existing row: binds scope, key; returns status, created_at
+ * @param read reads an existing row with a locking (current) read where the dialect needs one: binds scope, key;
+ * returns status, created_at
  * @param markSucceeded marks a claimed row SUCCEEDED: binds updated, scope, key
- * @param markFailed marks an existing row FAILED unless it SUCCEEDED: binds attempts, last error, updated, scope, key
+ * @param markFailed marks an existing row FAILED unless it SUCCEEDED or holds a live lease: binds attempts, last
+ * error, updated, scope, key, now
  * @param insertFailed inserts a FAILED row: binds scope, key, attempts, last error, created, updated
  */
 record ClaimStatements(String insert, String reclaim, String read, String markSucceeded, String markFailed,
@@ -23,10 +25,12 @@ record ClaimStatements(String insert, String reclaim, String read, String markSu
 				"UPDATE " + t + " SET status = 0, attempts = attempts + 1, source_topic = ?, source_partition = ?,"
 						+ " source_offset = ?, updated_at = ?, last_error = NULL"
 						+ " WHERE scope = ? AND idempotency_key = ? AND status = 2",
-				"SELECT status, created_at FROM " + t + " WHERE scope = ? AND idempotency_key = ?",
+				"SELECT status, created_at FROM " + t + " WHERE scope = ? AND idempotency_key = ?"
+						+ dialect.lockingReadSuffix(),
 				"UPDATE " + t + " SET status = 1, updated_at = ? WHERE scope = ? AND idempotency_key = ? AND status = 0",
 				"UPDATE " + t + " SET status = 2, attempts = attempts + ?, last_error = ?, updated_at = ?"
-						+ " WHERE scope = ? AND idempotency_key = ? AND status <> 1",
+						+ " WHERE scope = ? AND idempotency_key = ?"
+						+ " AND (status = 2 OR (status = 0 AND (lease_until IS NULL OR lease_until < ?)))",
 				"INSERT INTO " + t + " (scope, idempotency_key, status, attempts, last_error, created_at, updated_at)"
 						+ " VALUES (?, ?, 2, ?, ?, ?, ?)" + dialect.insertSuffix());
 	}

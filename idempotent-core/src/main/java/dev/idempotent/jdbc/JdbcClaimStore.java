@@ -25,6 +25,7 @@ import dev.idempotent.claim.TransientClaimException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
@@ -34,11 +35,10 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * <p>The claim is one INSERT guarded by the unique index on (scope, idempotency_key). Its own result decides
  * between "claimed" and "exists": a duplicate (an error recognised by vendor code, or 0 rows from
  * {@code ON CONFLICT DO NOTHING}, see {@link SqlDialect}) means the key was claimed before. The existing row is
- * then read, without locking it, to report its status and first-processing time; only a FAILED row is taken
- * over, by an UPDATE conditional on {@code status = 2}, which is atomic on its own. No SELECT ever decides that
- * a key is new, because a REPEATABLE READ snapshot may not show a row that another transaction committed after
- * the snapshot was taken; at worst such a snapshot hides the row's status and the hit is reported with an
- * unknown status.
+ * then read with a shared locking (current) read, which confirms that the idempotency index was the violated
+ * constraint and reports its status and first-processing time whatever the isolation level; only a FAILED row
+ * is taken over, by an UPDATE conditional on {@code status = 2}, which is atomic on its own. No SELECT ever
+ * decides that a key is new.
  * <p>Concurrent claims of one key serialise on the unique index: the second INSERT waits until the first
  * transaction ends, then fails as a duplicate (the first committed) or succeeds (the first rolled back).
  * <p>All statements run on the connection bound to the current transaction (Spring's
@@ -52,6 +52,8 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 
 	private final DataSource dataSource;
+
+	private final TableName table;
 
 	private final SqlDialect dialect;
 
@@ -72,6 +74,7 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 	 */
 	public JdbcClaimStore(DataSource dataSource, TableName table, SqlDialect dialect, Clock clock) {
 		this.dataSource = dataSource;
+		this.table = table;
 		this.dialect = dialect;
 		this.sql = ClaimStatements.forTable(table, dialect);
 		this.leaseSql = LeaseStatements.forTable(table, dialect);
@@ -96,6 +99,9 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 				return new ClaimResult.Claimed(false);
 			}
 			ClaimResult.Hit existing = readExisting(connection, request);
+			if (existing == null) {
+				throw invisibleDuplicate(request, null);
+			}
 			if (existing.status() == ClaimStatus.FAILED && reclaim(connection, request, now)) {
 				return new ClaimResult.Claimed(true);
 			}
@@ -260,6 +266,7 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 			this.dialect.bindTime(ps, 3, now);
 			ps.setString(4, request.scope());
 			ps.setString(5, request.key());
+			this.dialect.bindTime(ps, 6, now);
 			return ps.executeUpdate();
 		}
 	}
@@ -293,11 +300,36 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 			return ps.executeUpdate() == 1;
 		}
 		catch (SQLException ex) {
-			if (this.dialect.isDuplicateKey(ex)) {
-				return false;
+			if (!this.dialect.isDuplicateKey(ex)) {
+				throw ex;
 			}
-			throw ex;
+			if (!this.dialect.insertSuffix().isEmpty()) {
+				// ON CONFLICT (scope, idempotency_key) absorbs that index's duplicates: this one is another's
+				throw otherConstraint(request, ex);
+			}
+			return false;
 		}
+	}
+
+	/**
+	 * A duplicate error whose row cannot be read by (scope, key). Under MySQL/MariaDB the read is a current read,
+	 * so another unique constraint was violated. H2 reads even locking reads from the transaction's snapshot, so
+	 * there the row may have been committed after the snapshot of a transaction the caller began earlier: that is
+	 * transient, as PostgreSQL's serialization failure is.
+	 */
+	private RuntimeException invisibleDuplicate(ClaimRequest request, @Nullable SQLException cause) {
+		if (this.dialect == SqlDialect.H2) {
+			return new TransientClaimException("The row of scope=" + request.scope() + " key=" + request.key()
+					+ " is not visible to this transaction's snapshot; retry the transaction",
+					(cause != null) ? cause : new SQLException("row not visible", "40001"));
+		}
+		return otherConstraint(request, cause);
+	}
+
+	private DataIntegrityViolationException otherConstraint(ClaimRequest request, @Nullable SQLException cause) {
+		return new DataIntegrityViolationException("The claim INSERT into " + this.table + " violated a unique "
+				+ "constraint other than (scope, idempotency_key) for scope=" + request.scope() + " key="
+				+ request.key() + ": check the table's constraints (see SchemaValidator)", cause);
 	}
 
 	private boolean reclaim(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
@@ -311,17 +343,18 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 	}
 
 	/**
-	 * Read the existing row with a plain, non-locking read. Locking it (or updating it unconditionally) on every
-	 * hit would make concurrent hits on one key deadlock on InnoDB, where each duplicate INSERT already holds a
-	 * shared lock on the row.
+	 * Read the existing row after a duplicate: a shared locking read where the dialect needs one (see
+	 * {@link SqlDialect#lockingReadSuffix()}), so that it sees the latest committed row whatever the isolation
+	 * level; never an exclusive lock or an unconditional update, which made concurrent hits on one key deadlock on
+	 * InnoDB. No row means the duplicate came from another unique constraint.
 	 */
-	private ClaimResult.Hit readExisting(Connection connection, ClaimRequest request) throws SQLException {
+	private ClaimResult.@Nullable Hit readExisting(Connection connection, ClaimRequest request) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.read())) {
 			ps.setString(1, request.scope());
 			ps.setString(2, request.key());
 			try (ResultSet rs = ps.executeQuery()) {
 				if (!rs.next()) {
-					return new ClaimResult.Hit(null, null);
+					return null;
 				}
 				LocalDateTime created = rs.getObject(2, LocalDateTime.class);
 				return new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(1)),

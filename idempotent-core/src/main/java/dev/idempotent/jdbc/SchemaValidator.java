@@ -94,7 +94,9 @@ public final class SchemaValidator {
 				problems.add("column " + column + " is missing");
 			}
 		}
-		if (!hasUniqueIndexOnScopeAndKey(metaData, location)) {
+		boolean unique = this.dialect.needsBinaryCollation() ? hasFullUniqueIndexMySql(connection, location)
+				: hasUniqueIndexOnScopeAndKey(metaData, location);
+		if (!unique) {
 			problems.add("no UNIQUE index covers exactly (scope, idempotency_key): duplicates would not be detected");
 		}
 		Integer keySize = columns.get("idempotency_key");
@@ -146,6 +148,33 @@ public final class SchemaValidator {
 			}
 		}
 		return indexes.values().stream().anyMatch(UNIQUE_COLUMNS::equals);
+	}
+
+	/**
+	 * MySQL and MariaDB can index a prefix of a column; a UNIQUE index on a prefix of the key would merge keys
+	 * that share the prefix, and JDBC metadata does not show prefixes, so read them from information_schema.
+	 */
+	private static boolean hasFullUniqueIndexMySql(Connection connection, Location location) throws SQLException {
+		String sql = "SELECT INDEX_NAME, COLUMN_NAME, SUB_PART FROM information_schema.STATISTICS"
+				+ " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND NON_UNIQUE = 0";
+		Map<String, Set<String>> indexes = new LinkedHashMap<>();
+		Set<String> withPrefixes = new TreeSet<>();
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			ps.setString(1, location.catalog());
+			ps.setString(2, location.table());
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					String index = rs.getString(1);
+					indexes.computeIfAbsent(index, (i) -> new TreeSet<>()).add(rs.getString(2).toLowerCase(Locale.ROOT));
+					if (rs.getObject(3) != null) {
+						withPrefixes.add(index);
+					}
+				}
+			}
+		}
+		return indexes.entrySet()
+			.stream()
+			.anyMatch((index) -> !withPrefixes.contains(index.getKey()) && UNIQUE_COLUMNS.equals(index.getValue()));
 	}
 
 	private List<String> collationProblems(Connection connection, Location location) throws SQLException {

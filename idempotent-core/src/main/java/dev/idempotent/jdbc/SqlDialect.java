@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  * code and SQLState, never by message text, which changes with the server's language.
  * <ul>
  * <li>MySQL and MariaDB: a duplicate is error 1062 (or 1586) and does not abort the transaction. Transient:
- * 1213 (deadlock) and 1205 (lock-wait timeout).</li>
+ * 1213 (deadlock), 1205 (lock-wait timeout) and, on MariaDB 11.6+ with snapshot isolation, 1020 (record
+ * changed).</li>
  * <li>PostgreSQL: a unique violation (23505) would abort the whole transaction (every later statement fails
  * with 25P02 and the commit silently rolls back), so the claim is {@code INSERT ... ON CONFLICT DO NOTHING}:
  * 0 rows means duplicate, no error is raised and the server log stays clean. Transient: 40001 (serialization
@@ -37,20 +38,20 @@ import org.jspecify.annotations.Nullable;
 public enum SqlDialect {
 
 	/** MySQL 8.x. */
-	MYSQL("mysql", "", Set.of(1062, 1586), Set.of(1213, 1205), false),
+	MYSQL("mysql", "", " LOCK IN SHARE MODE", Set.of(1062, 1586), Set.of(1213, 1205), false),
 
 	/**
 	 * MariaDB 10.6 and later. Times are bound as text: MariaDB 10.x announces itself as server version
 	 * "5.5.5-10.x", from which mysql-connector-j concludes that it has no fractional seconds and truncates bound
 	 * temporal values to whole seconds.
 	 */
-	MARIADB("mariadb", "", Set.of(1062, 1586), Set.of(1213, 1205), true),
+	MARIADB("mariadb", "", " LOCK IN SHARE MODE", Set.of(1062, 1586), Set.of(1213, 1205, 1020), true),
 
 	/** PostgreSQL 13 and later. */
-	POSTGRESQL("postgresql", " ON CONFLICT (scope, idempotency_key) DO NOTHING", Set.of(), Set.of(), false),
+	POSTGRESQL("postgresql", " ON CONFLICT (scope, idempotency_key) DO NOTHING", "", Set.of(), Set.of(), false),
 
 	/** H2 2.x, in any compatibility mode. */
-	H2("h2", "", Set.of(23505), Set.of(40001, 50200), false);
+	H2("h2", "", " FOR UPDATE", Set.of(23505), Set.of(40001, 50200), false);
 
 	private static final Set<String> DUPLICATE_STATES = Set.of("23505");
 
@@ -62,16 +63,19 @@ public enum SqlDialect {
 
 	private final String insertSuffix;
 
+	private final String lockingReadSuffix;
+
 	private final Set<Integer> duplicateKeyCodes;
 
 	private final Set<Integer> transientCodes;
 
 	private final boolean bindsTimeAsText;
 
-	SqlDialect(String id, String insertSuffix, Set<Integer> duplicateKeyCodes, Set<Integer> transientCodes,
-			boolean bindsTimeAsText) {
+	SqlDialect(String id, String insertSuffix, String lockingReadSuffix, Set<Integer> duplicateKeyCodes,
+			Set<Integer> transientCodes, boolean bindsTimeAsText) {
 		this.id = id;
 		this.insertSuffix = insertSuffix;
+		this.lockingReadSuffix = lockingReadSuffix;
 		this.duplicateKeyCodes = duplicateKeyCodes;
 		this.transientCodes = transientCodes;
 		this.bindsTimeAsText = bindsTimeAsText;
@@ -84,6 +88,18 @@ public enum SqlDialect {
 	 */
 	String insertSuffix() {
 		return this.insertSuffix;
+	}
+
+	/**
+	 * Return what turns the read of an existing row after a duplicate into a locking (current) read: on
+	 * MySQL/MariaDB and H2 the duplicate is reported as an error, and a plain read under REPEATABLE READ could miss
+	 * a row committed after the transaction's snapshot. On InnoDB the duplicate INSERT already holds a shared lock
+	 * on the row, so a shared locking read adds no new lock conflict. PostgreSQL needs none: there, a conflict with
+	 * a row the snapshot cannot see is a serialization failure (40001).
+	 * @return the suffix, possibly empty
+	 */
+	String lockingReadSuffix() {
+		return this.lockingReadSuffix;
 	}
 
 	/**
@@ -129,8 +145,9 @@ public enum SqlDialect {
 	}
 
 	/**
-	 * Tell whether an exception raised by the claim INSERT is a duplicate of the unique (scope, key) index.
-	 * Only call it for errors of the claim statement itself, whose only unique index is the idempotency index.
+	 * Tell whether an exception raised by the claim INSERT is a unique-key violation. Only call it for errors of
+	 * the claim statement itself; which constraint was violated is then confirmed by reading the row by (scope,
+	 * key), since drivers report the constraint only in the message text.
 	 * @param ex the exception, never {@code null}
 	 * @return whether it signals a duplicate key
 	 */

@@ -16,7 +16,7 @@ public enum InvalidKeyReason {
 	/** The key has more characters (Unicode code points) than the configured maximum. */
 	TOO_LONG,
 
-	/** The key bytes (from a header) are not valid UTF-8. */
+	/** The key bytes (from a header) are not valid UTF-8, or the key holds a NUL or an unpaired surrogate. */
 	MALFORMED,
 
 	/** The key source produced a value of a type that has no stable text form. */

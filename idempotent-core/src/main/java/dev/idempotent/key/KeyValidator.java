@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Accepted values: a {@link CharSequence}, a {@link Number}, a {@link UUID}, or a {@code byte[]} holding
  * UTF-8 (the form Kafka header values take). Anything else is rejected rather than turned into its
  * {@code toString()}, which for most types is not a stable business identity. A key is kept exactly as
- * produced: it is neither trimmed nor normalised, because keys compare byte for byte (see DESIGN.md, section 3).
+ * produced: it is neither trimmed nor normalised, because keys compare byte for byte (docs/semantics.md, "Keys").
+ * Keys that a database cannot store faithfully (a NUL character, an unpaired UTF-16 surrogate) are rejected as
+ * malformed.
  * <p>Length is counted in Unicode code points, the unit in which MySQL, MariaDB and PostgreSQL count
  * {@code VARCHAR(n)}.
  * <p>Instances are immutable and thread-safe.
@@ -76,12 +78,37 @@ public final class KeyValidator {
 					"Idempotency key from " + source + " is " + (text.isEmpty() ? "empty" : "blank"));
 		}
 		String key = prefix + text;
+		String malformed = malformation(key);
+		if (malformed != null) {
+			throw new InvalidIdempotencyKeyException(InvalidKeyReason.MALFORMED, "Idempotency key from " + source
+					+ " contains " + malformed + ", which databases cannot store faithfully");
+		}
 		int length = key.codePointCount(0, key.length());
 		if (length > this.maxLength) {
 			throw new InvalidIdempotencyKeyException(InvalidKeyReason.TOO_LONG, "Idempotency key from " + source
 					+ " has " + length + " characters; the maximum is " + this.maxLength);
 		}
 		return key;
+	}
+
+	/**
+	 * Find what a database cannot store as given: NUL (PostgreSQL rejects it) and unpaired UTF-16 surrogates
+	 * (drivers replace them with '?', so distinct keys would merge).
+	 */
+	private static @Nullable String malformation(String key) {
+		for (int i = 0; i < key.length(); i++) {
+			char c = key.charAt(i);
+			if (c == '\u0000') {
+				return "a NUL character at index " + i;
+			}
+			if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				return "an unpaired UTF-16 surrogate at index " + i;
+			}
+		}
+		return null;
 	}
 
 	private static String toText(@Nullable Object raw, String source) {

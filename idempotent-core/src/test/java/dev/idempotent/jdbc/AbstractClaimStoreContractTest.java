@@ -51,6 +51,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The claim store contract, written once and run against every supported database by a small subclass.
@@ -228,6 +229,54 @@ public abstract class AbstractClaimStoreContractTest {
 		assertThatThrownBy(() -> validator.validate(longest + "x", "test"))
 			.isInstanceOf(InvalidIdempotencyKeyException.class)
 			.hasMessageContaining("129 characters");
+	}
+
+	@Test
+	void aViolationOfAnotherUniqueConstraintOfTheClaimTableIsNeverAHit() {
+		assumeTrue(expectedDialect() != SqlDialect.H2, "H2 cannot tell it from a row its snapshot does not show");
+		this.jdbc.update("INSERT INTO " + this.table + " (id, scope, idempotency_key, status, attempts, created_at,"
+				+ " updated_at) VALUES (900000001, 'other', 'k', 1, 1, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)");
+		this.jdbc.execute("CREATE UNIQUE INDEX ux_" + this.table.value() + "_topic ON " + this.table + " (source_topic)");
+		assertThatThrownBy(() -> {
+			this.executor.execute(request("order-1"), () -> "first");
+			this.executor.execute(request("order-2"), () -> "second, same source topic");
+		}).isInstanceOf(org.springframework.dao.DataIntegrityViolationException.class)
+			.hasMessageContaining("violated a unique constraint other than (scope, idempotency_key)");
+		assertThat(this.listener.hits).hasValue(0);
+	}
+
+	@Test
+	void aRepeatableReadTransactionStillReclaimsAFailedRowCommittedAfterItsSnapshot() throws Throwable {
+		this.executor.execute(request("other"), () -> null);
+		TransactionTemplate listenerTransaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		listenerTransaction.setIsolationLevel(Isolation.REPEATABLE_READ.value());
+		AtomicInteger attempts = new AtomicInteger();
+		ClaimOutcome<String> outcome = null;
+		while (outcome == null) {
+			try {
+				outcome = listenerTransaction.execute((status) -> {
+					this.jdbc.queryForList("SELECT idempotency_key FROM " + this.table, String.class);
+					if (attempts.incrementAndGet() == 1) {
+						CompletableFuture.runAsync(() -> new FailureRecorder(this.store,
+								new DataSourceTransactionManager(this.dataSource)).record(request("order-1"), 3,
+										new IllegalStateException("dead-lettered"))).join();
+					}
+					try {
+						return this.executor.execute(request("order-1"), () -> "replayed");
+					}
+					catch (RuntimeException ex) {
+						throw ex;
+					}
+					catch (Throwable ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+			}
+			catch (TransientClaimException ex) {
+				assertThat(attempts).hasValueLessThan(3);
+			}
+		}
+		assertThat(outcome).isEqualTo(new ClaimOutcome.Processed<>("replayed", true));
 	}
 
 	@Test

@@ -35,6 +35,22 @@ class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
 		}
 	}
 
+	@Test
+	void theStartupCheckRefusesAUniqueIndexOnAPrefixOfTheKey() {
+		TableName prefixed = new TableName(this.table.value() + "_pfx");
+		String ddl = new SchemaInitializer(this.dataSource, prefixed, SqlDialect.MARIADB).ddl()
+			.replaceAll("(?m)^--.*$", "")
+			.replace("(scope, idempotency_key)", "(scope, idempotency_key(8))");
+		try {
+			this.jdbc.execute(ddl);
+			assertThat(new SchemaValidator(this.dataSource, prefixed, SqlDialect.MARIADB, 128).problems()).containsExactly(
+					"no UNIQUE index covers exactly (scope, idempotency_key): duplicates would not be detected");
+		}
+		finally {
+			TestDatabases.drop(this.dataSource, prefixed.value());
+		}
+	}
+
 	/** The contract's hits are recognised while the server reports errors in German. */
 	@Test
 	void theServerReportsErrorsInAnotherLanguage() {

@@ -56,6 +56,19 @@ class KeyValidatorTest {
 	}
 
 	@Test
+	void rejectsWhatADatabaseCannotStoreFaithfully() {
+		assertThatThrownBy(() -> this.validator.validate("k\u0000", "test"))
+			.isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,
+					(ex) -> assertThat(ex.getReason()).isEqualTo(InvalidKeyReason.MALFORMED))
+			.hasMessageContaining("a NUL character at index 1");
+		assertThatThrownBy(() -> this.validator.validate("k\uD800", "test"))
+			.hasMessageContaining("an unpaired UTF-16 surrogate at index 1");
+		assertThatThrownBy(() -> this.validator.validate("\uDC00k", "test"))
+			.hasMessageContaining("an unpaired UTF-16 surrogate at index 0");
+		assertThat(this.validator.validate("k\uD83D\uDCB0", "test")).isEqualTo("k\uD83D\uDCB0");
+	}
+
+	@Test
 	void rejectsTypesWithoutAStableTextForm() {
 		assertThatThrownBy(() -> this.validator.validate(new Object(), "expression '#payload'"))
 			.isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,

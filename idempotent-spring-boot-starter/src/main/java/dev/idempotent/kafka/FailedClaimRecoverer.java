@@ -2,13 +2,16 @@ package dev.idempotent.kafka;
 
 import dev.idempotent.claim.FailureRecorder;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 
 /**
  * Decorates a recoverer (typically a {@code DeadLetterPublishingRecoverer}): once the delegate has recovered a
  * record whose idempotent work failed, the record's key is marked FAILED, with the attempts and the last error,
- * in a transaction of its own. If the delegate throws, nothing is marked and the error handler keeps the record.
+ * in a transaction of its own. If the delegate throws, nothing is marked and the error handler keeps the record;
+ * if the marking fails, it is logged at WARN and the record stays recovered.
  * Records rejected for a bad key have no claim and are only passed to the delegate.
  * <p>The starter's error handler uses it; an application with its own {@code DefaultErrorHandler} wraps its
  * recoverer with it to get the same FAILED rows. It must run on the consumer thread, as recoverers of
@@ -17,6 +20,8 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
  * @since 0.1.0
  */
 public final class FailedClaimRecoverer implements ConsumerRecordRecoverer {
+
+	private static final Logger logger = LoggerFactory.getLogger(FailedClaimRecoverer.class);
 
 	private final ConsumerRecordRecoverer delegate;
 
@@ -41,8 +46,22 @@ public final class FailedClaimRecoverer implements ConsumerRecordRecoverer {
 	@Override
 	public void accept(ConsumerRecord<?, ?> record, Exception exception) {
 		this.delegate.accept(record, exception);
-		FailedDeliveries.take(record)
-			.ifPresent((failure) -> this.recorder.record(failure.request(), failure.attempts(), exception));
+		FailedDeliveries.take(record).ifPresent((failure) -> record(failure, exception));
+	}
+
+	/**
+	 * Mark the key FAILED. The record is already safe in the dead-letter topic, so a failure here is logged, not
+	 * thrown: throwing would make the error handler recover the record again and publish it again, endlessly if
+	 * the failure is permanent. Without the FAILED row, a replay of the record simply claims the key afresh.
+	 */
+	private void record(FailedDeliveries.Failure failure, Exception exception) {
+		try {
+			this.recorder.record(failure.request(), failure.attempts(), exception);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Dead-lettered scope={} key={} but could not mark it FAILED; a replay will claim it afresh",
+					failure.request().scope(), failure.request().key(), ex);
+		}
 	}
 
 }

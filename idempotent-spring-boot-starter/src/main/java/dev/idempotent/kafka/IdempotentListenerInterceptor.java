@@ -66,7 +66,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 		try {
 			ClaimOutcome<Object> outcome = (listener.mode() == ClaimMode.LEASED)
 					? this.leasedExecutor.get().execute(request, listener.lease(), invocation::proceed)
-					: this.executor.get().execute(request, invocation::proceed);
+					: this.executor.get().executeInOwnTransaction(request, invocation::proceed);
 			FailedDeliveries.succeeded(record);
 			if (acknowledgment != null) {
 				acknowledgment.afterCommit(outcome instanceof ClaimOutcome.Skipped);

@@ -10,11 +10,13 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
+import org.springframework.kafka.transaction.KafkaAwareTransactionManager;
 
 /**
- * Refuses, at startup, an {@link IdempotentListener} whose consumer has {@code enable.auto.commit=true}: the
+ * Refuses, at startup, an {@link IdempotentListener} whose consumer has {@code enable.auto.commit=true} (the
  * consumer would then commit offsets on its own schedule, before the claim's transaction commits, and a crash in
- * between would lose the record. The setting is looked up where Spring Kafka takes it from: the listener's own
+ * between would lose the record), or whose container has a database transaction manager (the claim would join a
+ * transaction that commits after the offset can be committed). The setting is looked up where Spring Kafka takes it from: the listener's own
  * {@code @KafkaListener(properties)}, the container factory's container properties, then its consumer factory.
  *
  * @since 0.1.0
@@ -48,6 +50,12 @@ public final class IdempotentListenerVerifier implements SmartInitializingSingle
 				// created on demand: fails here, at startup, when the claim store cannot hold leases
 				this.beanFactory.getBean(LeasedClaimExecutor.class);
 			}
+			if (hasDatabaseTransactionManager(method.endpoint())) {
+				throw new IllegalStateException("@IdempotentListener method " + method + " runs in a listener container"
+						+ " with a transaction manager (ContainerProperties.setTransactionManager, deprecated in Spring"
+						+ " Kafka): the claim would join its transaction, which commits after the offset can be"
+						+ " committed. Remove it: the claim owns the database transaction.");
+			}
 			if ("true".equalsIgnoreCase(autoCommit(method.endpoint()))) {
 				throw new IllegalStateException("@IdempotentListener method " + method + " runs on a consumer with "
 						+ AUTO_COMMIT + "=true: offsets would be committed before the claim's transaction commits, and a"
@@ -57,13 +65,29 @@ public final class IdempotentListenerVerifier implements SmartInitializingSingle
 		}
 	}
 
+	@SuppressWarnings("removal")
+	private boolean hasDatabaseTransactionManager(KafkaEndpoint endpoint) {
+		AbstractKafkaListenerContainerFactory<?, ?, ?> factory = factory(endpoint);
+		if (factory == null) {
+			return false;
+		}
+		Object manager = factory.getContainerProperties().getTransactionManager();
+		return manager != null && !(manager instanceof KafkaAwareTransactionManager<?, ?>);
+	}
+
+	private @Nullable AbstractKafkaListenerContainerFactory<?, ?, ?> factory(KafkaEndpoint endpoint) {
+		return (this.beanFactory.containsBean(endpoint.containerFactory())
+				&& this.beanFactory.getBean(endpoint.containerFactory()) instanceof AbstractKafkaListenerContainerFactory<?, ?, ?> factory)
+				? factory : null;
+	}
+
 	private @Nullable String autoCommit(KafkaEndpoint endpoint) {
 		String own = endpoint.consumerProperty(AUTO_COMMIT);
 		if (own != null) {
 			return own;
 		}
-		if (!this.beanFactory.containsBean(endpoint.containerFactory())
-				|| !(this.beanFactory.getBean(endpoint.containerFactory()) instanceof AbstractKafkaListenerContainerFactory<?, ?, ?> factory)) {
+		AbstractKafkaListenerContainerFactory<?, ?, ?> factory = factory(endpoint);
+		if (factory == null) {
 			return null;
 		}
 		Object containerLevel = factory.getContainerProperties().getKafkaConsumerProperties().get(AUTO_COMMIT);

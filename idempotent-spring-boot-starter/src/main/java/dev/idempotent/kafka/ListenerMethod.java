@@ -20,6 +20,9 @@ import org.springframework.util.StringUtils;
  */
 final class ListenerMethod {
 
+	/** The length of the scope column in the shipped DDL. */
+	static final int MAX_SCOPE_LENGTH = 128;
+
 	private final Method method;
 
 	private final KeySource keySource;
@@ -104,7 +107,19 @@ final class ListenerMethod {
 			throw new IllegalStateException("No consumer group id on this thread for " + this.method.toGenericString()
 					+ "; set a groupId on the listener or a scope on @IdempotentListener");
 		}
+		checkScope(groupId, this.method.toGenericString());
 		return groupId;
+	}
+
+	/**
+	 * Check a scope against the scope column: at most {@value #MAX_SCOPE_LENGTH} characters, no NUL.
+	 * @throws IllegalArgumentException naming the method if the scope cannot be stored
+	 */
+	static void checkScope(String scope, String method) {
+		if (scope.codePointCount(0, scope.length()) > MAX_SCOPE_LENGTH || scope.indexOf('\u0000') >= 0) {
+			throw new IllegalArgumentException("The scope of " + method + " ('" + scope + "') cannot be stored: at most "
+					+ MAX_SCOPE_LENGTH + " characters, no NUL; set a shorter scope on @IdempotentListener");
+		}
 	}
 
 	/**

@@ -68,7 +68,21 @@ public final class ListenerMethods {
 			throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
 					+ " must be neither private, static nor final: it is called through a proxy");
 		}
-		return ListenerMethod.of(method, annotation, resolve(annotation.scope()), this.defaultKeyHeader, this.validator,
+		Class<?> returnType = method.getReturnType();
+		if (returnType.isPrimitive() && returnType != void.class) {
+			throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
+					+ " returns a primitive; a hit returns no value, so return void or an object");
+		}
+		if (isAsynchronous(returnType)) {
+			throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
+					+ " returns " + returnType.getName() + ": work that finishes after the method returns would run"
+					+ " outside the claim's transaction; do the work before returning");
+		}
+		String scope = resolve(annotation.scope());
+		if (StringUtils.hasText(scope)) {
+			ListenerMethod.checkScope(scope, method.toGenericString());
+		}
+		return ListenerMethod.of(method, annotation, scope, this.defaultKeyHeader, this.validator,
 				KafkaEndpoint.of(method, this::resolve), lease(method, annotation));
 	}
 
@@ -78,6 +92,21 @@ public final class ListenerMethods {
 	 */
 	Collection<ListenerMethod> all() {
 		return List.copyOf(this.cache.values());
+	}
+
+	private static boolean isAsynchronous(Class<?> type) {
+		if (java.util.concurrent.Future.class.isAssignableFrom(type)
+				|| java.util.concurrent.CompletionStage.class.isAssignableFrom(type)) {
+			return true;
+		}
+		for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+			for (Class<?> i : c.getInterfaces()) {
+				if (i.getName().equals("org.reactivestreams.Publisher")) {
+					return true;
+				}
+			}
+		}
+		return type.getName().equals("org.reactivestreams.Publisher");
 	}
 
 	private Duration lease(Method method, IdempotentListener annotation) {

@@ -1,16 +1,22 @@
 package dev.idempotent.kafka;
 
 import java.sql.SQLRecoverableException;
-import java.sql.SQLTransientException;
+import java.sql.SQLTransientConnectionException;
+
+import dev.idempotent.claim.ClaimInProgressException;
+import dev.idempotent.claim.TransientClaimException;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.RecoverableDataAccessException;
-import org.springframework.dao.TransientDataAccessException;
+import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.transaction.CannotCreateTransactionException;
 
 /**
- * Tells failures that go away by themselves (the database is restarting or unreachable, a lock could not be
- * had, a lease is held by another consumer) from failures of the record. The first kind is retried until it
+ * Tells failures that go away by themselves (the database is restarting or unreachable, a claim lost a lock
+ * race, a lease is held by another consumer) from failures of the record. Transient failures of the listener's
+ * own work (an optimistic-locking conflict, a query timeout, a deadlock in a business write) are not among them:
+ * they get the normal retries and then the dead-letter topic, so that a record that always fails that way cannot
+ * stall its partition forever. The first kind is retried until it
  * passes, never dead-lettered: dead-lettering a good record because its database was down for a minute would
  * lose it from the main flow. Thread-safe.
  *
@@ -28,9 +34,10 @@ public final class TransientFailures {
 	 */
 	public static boolean isTransient(Throwable failure) {
 		for (Throwable t = failure; t != null; t = (t.getCause() != t) ? t.getCause() : null) {
-			if (t instanceof TransientDataAccessException || t instanceof DataAccessResourceFailureException
+			if (t instanceof TransientClaimException || t instanceof ClaimInProgressException
+					|| t instanceof DataAccessResourceFailureException || t instanceof TransientDataAccessResourceException
 					|| t instanceof RecoverableDataAccessException || t instanceof CannotCreateTransactionException
-					|| t instanceof SQLTransientException || t instanceof SQLRecoverableException) {
+					|| t instanceof SQLTransientConnectionException || t instanceof SQLRecoverableException) {
 				return true;
 			}
 		}

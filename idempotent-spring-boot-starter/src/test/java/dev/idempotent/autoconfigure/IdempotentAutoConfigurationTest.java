@@ -247,6 +247,40 @@ class IdempotentAutoConfigurationTest {
 	}
 
 	@Test
+	void refusesReturnTypesAHitCannotHonour() {
+		this.runner.withBean(PrimitiveListener.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("PrimitiveListener.onEvent(java.lang.String) returns a primitive"));
+		this.runner.withBean(AsyncListener.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("returns java.util.concurrent.CompletableFuture"));
+	}
+
+	@Test
+	void refusesAScopeTheTableCannotHold() {
+		this.runner.withBean(LongScopeListener.class)
+			.withPropertyValues("test.long-scope=" + "s".repeat(129))
+			.run((context) -> assertThat(context).getFailure().hasMessageContaining("cannot be stored: at most 128"));
+	}
+
+	@Test
+	@SuppressWarnings({ "removal", "unchecked" })
+	void refusesAContainerWithADatabaseTransactionManager() {
+		this.runner.withBean(PlainListener.class)
+			.withBean("kafkaListenerContainerFactory", ConcurrentKafkaListenerContainerFactory.class, () -> {
+				ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
+				factory.setConsumerFactory(new org.springframework.kafka.core.DefaultKafkaConsumerFactory<>(
+						java.util.Map.of("bootstrap.servers", "127.0.0.1:9")));
+				factory.getContainerProperties().setTransactionManager(
+						new org.springframework.jdbc.datasource.DataSourceTransactionManager(
+								new org.springframework.jdbc.datasource.DriverManagerDataSource("jdbc:h2:mem:tm")));
+				return factory;
+			})
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("runs in a listener container with a transaction manager"));
+	}
+
+	@Test
 	void theClaimIsTheOutermostAdviceAroundTransactional() {
 		this.runner.withUserConfiguration(TransactionalListenerConfiguration.class).run((context) -> {
 			Object bean = context.getBean(TransactionalListener.class);
@@ -341,6 +375,35 @@ class IdempotentAutoConfigurationTest {
 		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false",
 				properties = "enable.auto.commit=true")
 		@IdempotentListener(key = "#payload")
+		public void onEvent(String payload) {
+		}
+
+	}
+
+	static class PrimitiveListener {
+
+		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false")
+		@IdempotentListener(key = "#payload")
+		public boolean onEvent(String payload) {
+			return true;
+		}
+
+	}
+
+	static class AsyncListener {
+
+		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false")
+		@IdempotentListener(key = "#payload")
+		public java.util.concurrent.CompletableFuture<Void> onEvent(String payload) {
+			return java.util.concurrent.CompletableFuture.completedFuture(null);
+		}
+
+	}
+
+	static class LongScopeListener {
+
+		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false")
+		@IdempotentListener(key = "#payload", scope = "${test.long-scope}")
 		public void onEvent(String payload) {
 		}
 
