@@ -4,13 +4,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 
 import javax.sql.DataSource;
 
@@ -18,20 +13,15 @@ import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStatus;
 import dev.idempotent.claim.ClaimStore;
-import dev.idempotent.claim.DeliverySource;
-import dev.idempotent.claim.LeaseResult;
-import dev.idempotent.claim.LeasedClaimStore;
 import dev.idempotent.claim.TransientClaimException;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
-import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
-import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * A {@link ClaimStore} (and {@link LeasedClaimStore}) on an idempotency table in the business database.
+ * A {@link ClaimStore} on an idempotency table in the business database ({@link JdbcLeasedClaimStore} holds the
+ * leases of LEASED claims on the same table).
  * <p>The claim is one INSERT guarded by the unique index on (scope, idempotency_key). Its own result decides
  * between "claimed" and "exists": a duplicate (an error recognised by vendor code, or 0 rows from
  * {@code ON CONFLICT DO NOTHING}, see {@link SqlDialect}) means the key was claimed before. The existing row is
@@ -49,21 +39,15 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  *
  * @since 0.1.0
  */
-public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
+public class JdbcClaimStore implements ClaimStore {
 
-	private final DataSource dataSource;
+	private final TransactionalJdbc jdbc;
 
 	private final TableName table;
 
 	private final SqlDialect dialect;
 
 	private final ClaimStatements sql;
-
-	private final LeaseStatements leaseSql;
-
-	private final Clock clock;
-
-	private final SQLExceptionTranslator translator;
 
 	/**
 	 * Create a store.
@@ -73,13 +57,10 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 	 * @param clock the clock for created/updated times; its zone is ignored (times are UTC)
 	 */
 	public JdbcClaimStore(DataSource dataSource, TableName table, SqlDialect dialect, Clock clock) {
-		this.dataSource = dataSource;
+		this.jdbc = new TransactionalJdbc(dataSource, dialect, clock);
 		this.table = table;
 		this.dialect = dialect;
 		this.sql = ClaimStatements.forTable(table, dialect);
-		this.leaseSql = LeaseStatements.forTable(table, dialect);
-		this.clock = clock;
-		this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
 	}
 
 	/**
@@ -92,9 +73,9 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 
 	@Override
 	public ClaimResult claim(ClaimRequest request) {
-		Connection connection = transactionalConnection();
+		Connection connection = this.jdbc.connection();
 		try {
-			LocalDateTime now = now();
+			LocalDateTime now = this.jdbc.now();
 			if (insert(connection, request, now)) {
 				return new ClaimResult.Claimed(false);
 			}
@@ -108,18 +89,18 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 			return existing;
 		}
 		catch (SQLException ex) {
-			throw translate("claim", request, ex);
+			throw this.jdbc.translate("claim", request, ex);
 		}
 		finally {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
+			this.jdbc.release(connection);
 		}
 	}
 
 	@Override
 	public void markSucceeded(ClaimRequest request) {
-		Connection connection = transactionalConnection();
+		Connection connection = this.jdbc.connection();
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.markSucceeded())) {
-			this.dialect.bindTime(ps, 1, now());
+			this.dialect.bindTime(ps, 1, this.jdbc.now());
 			ps.setString(2, request.scope());
 			ps.setString(3, request.key());
 			if (ps.executeUpdate() != 1) {
@@ -128,133 +109,27 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 			}
 		}
 		catch (SQLException ex) {
-			throw translate("mark SUCCEEDED", request, ex);
+			throw this.jdbc.translate("mark SUCCEEDED", request, ex);
 		}
 		finally {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
-		}
-	}
-
-	@Override
-	public LeaseResult claimLease(ClaimRequest request, Duration lease) {
-		Connection connection = transactionalConnection();
-		try {
-			LocalDateTime now = now();
-			LocalDateTime until = now.plus(lease);
-			if (insertLeased(connection, request, now, until)) {
-				return new LeaseResult.Acquired(false, 1, until.toInstant(ZoneOffset.UTC));
-			}
-			try (PreparedStatement ps = connection.prepareStatement(this.leaseSql.read())) {
-				ps.setString(1, request.scope());
-				ps.setString(2, request.key());
-				try (ResultSet rs = ps.executeQuery()) {
-					if (!rs.next()) {
-						return new LeaseResult.Held(null);
-					}
-					ClaimStatus status = ClaimStatus.fromCode(rs.getInt(1));
-					int attempts = rs.getInt(2);
-					LocalDateTime leaseUntil = rs.getObject(3, LocalDateTime.class);
-					LocalDateTime created = rs.getObject(4, LocalDateTime.class);
-					if (status == ClaimStatus.SUCCEEDED) {
-						return new LeaseResult.Done(new ClaimResult.Hit(status,
-								(created != null) ? created.toInstant(ZoneOffset.UTC) : null));
-					}
-					boolean free = status == ClaimStatus.FAILED || leaseUntil == null || leaseUntil.isBefore(now);
-					if (free && takeOver(connection, request, attempts, now, until)) {
-						return new LeaseResult.Acquired(true, attempts + 1, until.toInstant(ZoneOffset.UTC));
-					}
-					return new LeaseResult.Held((leaseUntil != null) ? leaseUntil.toInstant(ZoneOffset.UTC) : null);
-				}
-			}
-		}
-		catch (SQLException ex) {
-			throw translate("lease claim", request, ex);
-		}
-		finally {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
-		}
-	}
-
-	@Override
-	public boolean completeLease(ClaimRequest request, int attempt) {
-		return updateLease(this.leaseSql.complete(), "complete lease", request, attempt, null) == 1;
-	}
-
-	@Override
-	public void releaseLease(ClaimRequest request, int attempt, String lastError) {
-		updateLease(this.leaseSql.release(), "release lease", request, attempt, lastError);
-	}
-
-	private int updateLease(String statement, String operation, ClaimRequest request, int attempt,
-			@Nullable String lastError) {
-		Connection connection = transactionalConnection();
-		try (PreparedStatement ps = connection.prepareStatement(statement)) {
-			int index = 1;
-			if (lastError != null) {
-				ps.setString(index++, lastError);
-			}
-			this.dialect.bindTime(ps, index++, now());
-			ps.setString(index++, request.scope());
-			ps.setString(index++, request.key());
-			ps.setInt(index, attempt);
-			return ps.executeUpdate();
-		}
-		catch (SQLException ex) {
-			throw translate(operation, request, ex);
-		}
-		finally {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
-		}
-	}
-
-	private boolean insertLeased(Connection connection, ClaimRequest request, LocalDateTime now, LocalDateTime until)
-			throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement(this.leaseSql.insert())) {
-			ps.setString(1, request.scope());
-			ps.setString(2, request.key());
-			bindSource(ps, 3, request.source());
-			this.dialect.bindTime(ps, 6, now);
-			this.dialect.bindTime(ps, 7, now);
-			this.dialect.bindTime(ps, 8, until);
-			return ps.executeUpdate() == 1;
-		}
-		catch (SQLException ex) {
-			if (this.dialect.isDuplicateKey(ex)) {
-				return false;
-			}
-			throw ex;
-		}
-	}
-
-	/** Take a FAILED row or an expired lease; the attempts read fence it, so one of several consumers wins. */
-	private boolean takeOver(Connection connection, ClaimRequest request, int attempts, LocalDateTime now,
-			LocalDateTime until) throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement(this.leaseSql.takeOver())) {
-			this.dialect.bindTime(ps, 1, until);
-			bindSource(ps, 2, request.source());
-			this.dialect.bindTime(ps, 5, now);
-			ps.setString(6, request.scope());
-			ps.setString(7, request.key());
-			ps.setInt(8, attempts);
-			this.dialect.bindTime(ps, 9, now);
-			return ps.executeUpdate() == 1;
+			this.jdbc.release(connection);
 		}
 	}
 
 	@Override
 	public void markFailed(ClaimRequest request, int attempts, String lastError) {
-		Connection connection = transactionalConnection();
+		Connection connection = this.jdbc.connection();
 		try {
-			LocalDateTime now = now();
+			LocalDateTime now = this.jdbc.now();
 			if (updateFailed(connection, request, attempts, lastError, now) == 0) {
 				insertFailed(connection, request, attempts, lastError, now);
 			}
 		}
 		catch (SQLException ex) {
-			throw translate("mark FAILED", request, ex);
+			throw this.jdbc.translate("mark FAILED", request, ex);
 		}
 		finally {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
+			this.jdbc.release(connection);
 		}
 	}
 
@@ -294,7 +169,7 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.insert())) {
 			ps.setString(1, request.scope());
 			ps.setString(2, request.key());
-			bindSource(ps, 3, request.source());
+			TransactionalJdbc.bindSource(ps, 3, request.source());
 			this.dialect.bindTime(ps, 6, now);
 			this.dialect.bindTime(ps, 7, now);
 			return ps.executeUpdate() == 1;
@@ -334,7 +209,7 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 
 	private boolean reclaim(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.reclaim())) {
-			bindSource(ps, 1, request.source());
+			TransactionalJdbc.bindSource(ps, 1, request.source());
 			this.dialect.bindTime(ps, 4, now);
 			ps.setString(5, request.scope());
 			ps.setString(6, request.key());
@@ -358,48 +233,9 @@ public class JdbcClaimStore implements ClaimStore, LeasedClaimStore {
 				}
 				LocalDateTime created = rs.getObject(2, LocalDateTime.class);
 				return new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(1)),
-						(created != null) ? created.toInstant(ZoneOffset.UTC) : null);
+						TransactionalJdbc.utc(created));
 			}
 		}
-	}
-
-	private static void bindSource(PreparedStatement ps, int index, @Nullable DeliverySource source)
-			throws SQLException {
-		if (source == null) {
-			ps.setNull(index, Types.VARCHAR);
-			ps.setNull(index + 1, Types.INTEGER);
-			ps.setNull(index + 2, Types.BIGINT);
-		}
-		else {
-			ps.setString(index, source.topic());
-			ps.setInt(index + 1, source.partition());
-			ps.setLong(index + 2, source.offset());
-		}
-	}
-
-	private LocalDateTime now() {
-		Instant instant = this.clock.instant().truncatedTo(ChronoUnit.MICROS);
-		return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
-	}
-
-	private Connection transactionalConnection() {
-		Connection connection = DataSourceUtils.getConnection(this.dataSource);
-		if (!DataSourceUtils.isConnectionTransactional(connection, this.dataSource)) {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
-			throw new IllegalStateException("The claim store must run inside a transaction on its DataSource, "
-					+ "so that the claim commits together with the business write; none is active");
-		}
-		return connection;
-	}
-
-	private RuntimeException translate(String operation, ClaimRequest request, SQLException ex) {
-		String task = operation + " of scope=" + request.scope() + " key=" + request.key();
-		if (this.dialect.isTransient(ex)) {
-			return new TransientClaimException("Transient failure during " + task, ex);
-		}
-		DataAccessException translated = this.translator.translate(task, null, ex);
-		return (translated != null) ? translated
-				: new org.springframework.jdbc.UncategorizedSQLException(task, null, ex);
 	}
 
 }

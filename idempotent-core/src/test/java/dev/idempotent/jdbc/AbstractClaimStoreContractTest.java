@@ -70,6 +70,8 @@ public abstract class AbstractClaimStoreContractTest {
 
 	protected JdbcClaimStore store;
 
+	protected JdbcLeasedClaimStore leases;
+
 	protected TransactionTemplate transactions;
 
 	protected RecordingClaimListener listener;
@@ -102,6 +104,8 @@ public abstract class AbstractClaimStoreContractTest {
 				+ " (id BIGINT NOT NULL PRIMARY KEY, order_id VARCHAR(64) NOT NULL, CONSTRAINT uk_" + this.businessTable
 				+ "_order UNIQUE (order_id))");
 		this.store = new JdbcClaimStore(this.dataSource, this.table, dialect, Clock.fixed(FIXED_NOW, ZoneId.of("Asia/Tokyo")));
+		this.leases = new JdbcLeasedClaimStore(this.dataSource, this.table, dialect,
+				Clock.fixed(FIXED_NOW, ZoneId.of("Asia/Tokyo")));
 		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(this.dataSource);
 		this.transactions = new TransactionTemplate(transactionManager);
 		this.listener = new RecordingClaimListener();
@@ -507,7 +511,7 @@ public abstract class AbstractClaimStoreContractTest {
 
 	@Test
 	void anExpiredLeaseIsTakenOverByExactlyOneConsumer() throws Exception {
-		this.transactions.executeWithoutResult((status) -> this.store.claimLease(request("sms-1"), Duration.ofMinutes(1)));
+		this.transactions.executeWithoutResult((status) -> this.leases.claimLease(request("sms-1"), Duration.ofMinutes(1)));
 		LeasedClaimExecutor leased = leasedExecutor();
 		int consumers = 6;
 		CyclicBarrier start = new CyclicBarrier(consumers);
@@ -553,21 +557,21 @@ public abstract class AbstractClaimStoreContractTest {
 
 	@Test
 	void aConsumerWhoseLeaseWasTakenOverCannotCompleteIt() {
-		JdbcClaimStore later = systemClockStore();
+		JdbcLeasedClaimStore later = systemClockStore();
 		this.transactions.executeWithoutResult((status) -> {
-			this.store.claimLease(request("sms-1"), Duration.ofMinutes(1));
+			this.leases.claimLease(request("sms-1"), Duration.ofMinutes(1));
 		});
 		LeaseResult takenOver = this.transactions.execute((status) -> later.claimLease(request("sms-1"), Duration.ofMinutes(1)));
 		assertThat(takenOver).isInstanceOfSatisfying(LeaseResult.Acquired.class,
 				(acquired) -> assertThat(acquired.attempt()).isEqualTo(2));
-		Boolean staleCompletion = this.transactions.execute((status) -> this.store.completeLease(request("sms-1"), 1));
+		Boolean staleCompletion = this.transactions.execute((status) -> this.leases.completeLease(request("sms-1"), 1));
 		Boolean currentCompletion = this.transactions.execute((status) -> later.completeLease(request("sms-1"), 2));
 		assertThat(staleCompletion).isFalse();
 		assertThat(currentCompletion).isTrue();
 	}
 
-	private JdbcClaimStore systemClockStore() {
-		return new JdbcClaimStore(this.dataSource, this.table, expectedDialect(), Clock.systemUTC());
+	private JdbcLeasedClaimStore systemClockStore() {
+		return new JdbcLeasedClaimStore(this.dataSource, this.table, expectedDialect(), Clock.systemUTC());
 	}
 
 	private LeasedClaimExecutor leasedExecutor() {

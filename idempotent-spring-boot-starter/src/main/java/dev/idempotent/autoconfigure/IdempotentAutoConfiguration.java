@@ -12,6 +12,7 @@ import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.LeasedClaimStore;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.JdbcClaimStore;
+import dev.idempotent.jdbc.JdbcLeasedClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
 import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
@@ -117,15 +118,19 @@ public class IdempotentAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean(LeasedClaimStore.class)
+	JdbcLeasedClaimStore idempotentLeasedClaimStore(DataSource dataSource, SqlDialect dialect,
+			IdempotentProperties properties) {
+		return new JdbcLeasedClaimStore(dataSource, new TableName(properties.getTableName()), dialect,
+				Clock.systemUTC());
+	}
+
+	@Bean
 	@Lazy
 	@ConditionalOnMissingBean
-	LeasedClaimExecutor idempotentLeasedClaimExecutor(ClaimStore claimStore,
+	LeasedClaimExecutor idempotentLeasedClaimExecutor(LeasedClaimStore leased,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
 			IdempotentProperties properties) {
-		if (!(claimStore instanceof LeasedClaimStore leased)) {
-			throw new IllegalStateException("A LEASED @IdempotentListener needs a claim store that holds leases; the "
-					+ "ClaimStore bean " + claimStore.getClass().getName() + " does not implement LeasedClaimStore");
-		}
 		return new LeasedClaimExecutor(leased, uniqueTransactionManager(transactionManager),
 				CompositeClaimListener.of(listeners.orderedStream().toList()), properties.getMaxTransientRetries());
 	}

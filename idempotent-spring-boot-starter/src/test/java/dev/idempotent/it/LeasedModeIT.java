@@ -7,7 +7,7 @@ import java.util.UUID;
 
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.LeaseResult;
-import dev.idempotent.jdbc.JdbcClaimStore;
+import dev.idempotent.jdbc.JdbcLeasedClaimStore;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.metrics.MicrometerClaimListener;
@@ -81,7 +81,7 @@ class LeasedModeIT {
 
 	@Test
 	void aLiveLeaseHeldByAnotherConsumerIsWaitedForThenTakenOver() throws Exception {
-		JdbcClaimStore otherConsumer = new JdbcClaimStore(this.jdbc.getDataSource(), new TableName(TableName.DEFAULT),
+		JdbcLeasedClaimStore otherConsumer = new JdbcLeasedClaimStore(this.jdbc.getDataSource(), new TableName(TableName.DEFAULT),
 				SqlDialect.MARIADB, Clock.systemUTC());
 		LeaseResult held = this.transactions
 			.execute((status) -> otherConsumer.claimLease(new ClaimRequest(GROUP, "sms-held", null), Duration.ofSeconds(3)));
