@@ -1,5 +1,8 @@
 package dev.idempotent.claim;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Storage SPI for claims. Implementations are atomic per call and join the caller's transaction: every
  * method runs in the transaction bound to the current thread, so that the claim, the business write and the
@@ -20,6 +23,33 @@ public interface ClaimStore {
 	 * @throws org.springframework.dao.DataAccessException on any other database failure
 	 */
 	ClaimResult claim(ClaimRequest request);
+
+	/**
+	 * Claim several keys in the caller's transaction, in as few round trips as the database allows. The requests
+	 * must have distinct (scope, key) pairs. The default claims them one by one.
+	 * @param requests what to claim, never {@code null}
+	 * @return one result per request, in the same order
+	 * @throws TransientClaimException on a deadlock or lock-wait timeout
+	 * @throws org.springframework.dao.DataAccessException on any other database failure
+	 */
+	default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+		List<ClaimResult> results = new ArrayList<>(requests.size());
+		for (ClaimRequest request : requests) {
+			results.add(claim(request));
+		}
+		return results;
+	}
+
+	/**
+	 * Mark several claimed keys SUCCEEDED, in the same transaction as their claims. The default marks them one by
+	 * one.
+	 * @param requests the claimed requests, never {@code null}
+	 * @throws IllegalStateException if a request was not claimed
+	 * @throws org.springframework.dao.DataAccessException on a database failure
+	 */
+	default void markAllSucceeded(List<ClaimRequest> requests) {
+		requests.forEach(this::markSucceeded);
+	}
 
 	/**
 	 * Mark a claimed key SUCCEEDED, in the same transaction as the claim.

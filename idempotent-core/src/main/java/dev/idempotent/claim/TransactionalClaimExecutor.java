@@ -1,7 +1,12 @@
 package dev.idempotent.claim;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
 
 import dev.idempotent.metrics.ClaimListener;
 import org.jspecify.annotations.Nullable;
@@ -86,20 +91,55 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, ClaimedWork<T> work)
 			throws Throwable {
+		return inTransaction(request.toString(), () -> claimAndRun(request, work));
+	}
+
+	/**
+	 * Claim every request of a batch in one transaction, run {@code work} once with the positions of the newly
+	 * claimed ones (in their original order), mark them SUCCEEDED and commit. Keys that were processed before,
+	 * and repeats of a key within the batch (after its first occurrence), are hits: logged, counted, and not
+	 * passed to the work. When every key is a hit the work does not run.
+	 * @param requests the claims, in delivery order, never {@code null}
+	 * @param work the work, given the positions of the claimed requests
+	 * @param <T> the work's result type
+	 * @return what was claimed and what was a hit, and the work's result
+	 * @throws Throwable as {@link #execute}; a failure rolls back every claim of the batch
+	 */
+	public <T extends @Nullable Object> BatchOutcome<T> executeBatch(List<ClaimRequest> requests, BatchWork<T> work)
+			throws Throwable {
+		return inTransaction(requests.size() + " claims", () -> claimAllAndRun(requests, work));
+	}
+
+	/**
+	 * {@link #executeBatch}, refusing to join a transaction already active on the same database (see
+	 * {@link #executeInOwnTransaction}).
+	 * @param requests the claims, in delivery order
+	 * @param work the work, given the positions of the claimed requests
+	 * @param <T> the work's result type
+	 * @return as {@link #executeBatch}
+	 * @throws IllegalStateException if a transaction on the same database is already active on this thread
+	 * @throws Throwable as {@link #executeBatch}
+	 */
+	public <T extends @Nullable Object> BatchOutcome<T> executeBatchInOwnTransaction(List<ClaimRequest> requests,
+			BatchWork<T> work) throws Throwable {
+		requireOwnTransaction(requests.isEmpty() ? "an empty batch" : requests.get(0).toString());
+		return executeBatch(requests, work);
+	}
+
+	private <R> R inTransaction(String what, Supplier<R> claimAndRun) throws Throwable {
 		boolean joined = TransactionSynchronizationManager.isActualTransactionActive();
 		int retries = 0;
 		while (true) {
 			try {
-				ClaimOutcome<T> outcome = this.transactionTemplate.execute((status) -> claimAndRun(request, work));
-				return Objects.requireNonNull(outcome);
+				return Objects.requireNonNull(this.transactionTemplate.execute((status) -> claimAndRun.get()));
 			}
 			catch (TransientClaimException ex) {
 				if (joined || retries >= this.maxTransientRetries) {
 					throw ex;
 				}
 				retries++;
-				logger.debug("Retrying claim of scope={} key={} after a transient failure ({} of {})",
-						request.scope(), request.key(), retries, this.maxTransientRetries, ex);
+				logger.debug("Retrying {} after a transient failure ({} of {})", what, retries,
+						this.maxTransientRetries, ex);
 			}
 			catch (WorkFailure failure) {
 				throw failure.getCause();
@@ -120,14 +160,18 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> ClaimOutcome<T> executeInOwnTransaction(ClaimRequest request,
 			ClaimedWork<T> work) throws Throwable {
+		requireOwnTransaction(request.toString());
+		return execute(request, work);
+	}
+
+	private void requireOwnTransaction(String what) {
 		if (this.transactionManager instanceof ResourceTransactionManager resourceManager
 				&& TransactionSynchronizationManager.hasResource(resourceManager.getResourceFactory())) {
 			throw new IllegalStateException("A transaction on the business database is already active when claiming "
-					+ "scope=" + request.scope() + " key=" + request.key() + "; it would commit after the caller "
-					+ "commits the offset. Remove the listener container's transaction manager and any "
-					+ "@Transactional around the listener: the claim's transaction is the outermost one.");
+					+ what + "; it would commit after the caller commits the offset. Remove the listener container's "
+					+ "transaction manager and any @Transactional around the listener: the claim's transaction is the "
+					+ "outermost one.");
 		}
-		return execute(request, work);
 	}
 
 	private <T extends @Nullable Object> ClaimOutcome<T> claimAndRun(ClaimRequest request, ClaimedWork<T> work) {
@@ -144,6 +188,60 @@ public class TransactionalClaimExecutor {
 		T value = run(request, work);
 		this.store.markSucceeded(request);
 		return new ClaimOutcome.Processed<>(value, reclaimed);
+	}
+
+	private <T extends @Nullable Object> BatchOutcome<T> claimAllAndRun(List<ClaimRequest> requests,
+			BatchWork<T> work) {
+		List<Integer> firsts = new ArrayList<>();
+		List<Integer> hits = new ArrayList<>();
+		Set<ClaimRequest> seen = new HashSet<>();
+		for (int i = 0; i < requests.size(); i++) {
+			ClaimRequest request = requests.get(i);
+			if (seen.add(new ClaimRequest(request.scope(), request.key(), null))) {
+				firsts.add(i);
+			}
+			else {
+				ClaimResult.Hit repeat = new ClaimResult.Hit(ClaimStatus.PROCESSING, null);
+				this.listener.onHit(request, repeat, Duration.ZERO);
+				HitLog.log(request, repeat);
+				hits.add(i);
+			}
+		}
+		List<ClaimRequest> unique = firsts.stream().map(requests::get).toList();
+		long start = System.nanoTime();
+		List<ClaimResult> results = this.store.claimAll(unique);
+		Duration latency = Duration.ofNanos((System.nanoTime() - start) / Math.max(1, unique.size()));
+		List<Integer> claimed = new ArrayList<>();
+		for (int j = 0; j < unique.size(); j++) {
+			if (results.get(j) instanceof ClaimResult.Hit hit) {
+				this.listener.onHit(unique.get(j), hit, latency);
+				HitLog.log(unique.get(j), hit);
+				hits.add(firsts.get(j));
+			}
+			else {
+				this.listener.onClaimed(unique.get(j), ((ClaimResult.Claimed) results.get(j)).reclaimed(), latency);
+				claimed.add(firsts.get(j));
+			}
+		}
+		hits.sort(null);
+		if (claimed.isEmpty()) {
+			return new BatchOutcome<>(null, List.of(), List.copyOf(hits));
+		}
+		T value = runBatch(work, List.copyOf(claimed));
+		this.store.markAllSucceeded(claimed.stream().map(requests::get).toList());
+		return new BatchOutcome<>(value, List.copyOf(claimed), List.copyOf(hits));
+	}
+
+	private static <T extends @Nullable Object> T runBatch(BatchWork<T> work, List<Integer> claimed) {
+		try {
+			return work.run(claimed);
+		}
+		catch (RuntimeException | Error ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new WorkFailure(ex);
+		}
 	}
 
 	private static <T extends @Nullable Object> T run(ClaimRequest request, ClaimedWork<T> work) {

@@ -1,5 +1,7 @@
 package dev.idempotent.jdbc;
 
+import java.util.Collections;
+
 /**
  * The SQL of the claim store for one table, rendered once. The table name is the only part written into the
  * text and it is a validated {@link TableName}; every value is a bind parameter.
@@ -13,15 +15,40 @@ package dev.idempotent.jdbc;
  * @param markFailed marks an existing row FAILED unless it SUCCEEDED or holds a live lease: binds attempts, last
  * error, updated, scope, key, now
  * @param insertFailed inserts a FAILED row: binds scope, key, attempts, last error, created, updated
+ * @param table the table name, for the statements whose length depends on the batch
+ * @param insertSuffix the dialect's suffix of claim INSERTs
  */
 record ClaimStatements(String insert, String reclaim, String read, String markSucceeded, String markFailed,
-		String insertFailed) {
+		String insertFailed, String table, String insertSuffix) {
+
+	private static final String INSERT_COLUMNS = " (scope, idempotency_key, status, attempts, source_topic,"
+			+ " source_partition, source_offset, created_at, updated_at) VALUES ";
+
+	/**
+	 * A multi-row claim INSERT that reports which rows it inserted, for dialects with {@code ON CONFLICT ... DO
+	 * NOTHING RETURNING}: binds per row scope, key, source topic, partition, offset, created, updated.
+	 * @param rows the number of rows, 1 or more
+	 * @return the statement
+	 */
+	String insertReturning(int rows) {
+		return "INSERT INTO " + this.table + INSERT_COLUMNS
+				+ String.join(", ", Collections.nCopies(rows, "(?, ?, 0, 1, ?, ?, ?, ?, ?)")) + this.insertSuffix
+				+ " RETURNING scope, idempotency_key";
+	}
+
+	/**
+	 * Mark several claimed keys of one scope SUCCEEDED: binds updated, scope, then each key.
+	 * @param keys the number of keys, 1 or more
+	 * @return the statement
+	 */
+	String markSucceeded(int keys) {
+		return "UPDATE " + this.table + " SET status = 1, updated_at = ? WHERE scope = ? AND status = 0"
+				+ " AND idempotency_key IN (" + String.join(", ", Collections.nCopies(keys, "?")) + ")";
+	}
 
 	static ClaimStatements forTable(TableName table, SqlDialect dialect) {
 		String t = table.value();
-		return new ClaimStatements(
-				"INSERT INTO " + t + " (scope, idempotency_key, status, attempts, source_topic, source_partition,"
-						+ " source_offset, created_at, updated_at) VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?)" + dialect.insertSuffix(),
+		return new ClaimStatements("INSERT INTO " + t + INSERT_COLUMNS + "(?, ?, 0, 1, ?, ?, ?, ?, ?)" + dialect.insertSuffix(),
 				"UPDATE " + t + " SET status = 0, attempts = attempts + 1, source_topic = ?, source_partition = ?,"
 						+ " source_offset = ?, updated_at = ?, last_error = NULL"
 						+ " WHERE scope = ? AND idempotency_key = ? AND status = 2",
@@ -32,7 +59,7 @@ record ClaimStatements(String insert, String reclaim, String read, String markSu
 						+ " WHERE scope = ? AND idempotency_key = ?"
 						+ " AND (status = 2 OR (status = 0 AND (lease_until IS NULL OR lease_until < ?)))",
 				"INSERT INTO " + t + " (scope, idempotency_key, status, attempts, last_error, created_at, updated_at)"
-						+ " VALUES (?, ?, 2, ?, ?, ?, ?)" + dialect.insertSuffix());
+						+ " VALUES (?, ?, 2, ?, ?, ?, ?)" + dialect.insertSuffix(), t, dialect.insertSuffix());
 	}
 
 }

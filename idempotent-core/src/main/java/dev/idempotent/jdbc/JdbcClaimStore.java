@@ -6,6 +6,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import javax.sql.DataSource;
 
@@ -40,6 +46,9 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
  * @since 0.1.0
  */
 public class JdbcClaimStore implements ClaimStore {
+
+	/** The most keys one multi-row statement carries. */
+	static final int CHUNK = 500;
 
 	private final TransactionalJdbc jdbc;
 
@@ -79,14 +88,7 @@ public class JdbcClaimStore implements ClaimStore {
 			if (insert(connection, request, now)) {
 				return new ClaimResult.Claimed(false);
 			}
-			ClaimResult.Hit existing = readExisting(connection, request);
-			if (existing == null) {
-				throw invisibleDuplicate(request, null);
-			}
-			if (existing.status() == ClaimStatus.FAILED && reclaim(connection, request, now)) {
-				return new ClaimResult.Claimed(true);
-			}
-			return existing;
+			return existing(connection, request, now);
 		}
 		catch (SQLException ex) {
 			throw this.jdbc.translate("claim", request, ex);
@@ -94,6 +96,123 @@ public class JdbcClaimStore implements ClaimStore {
 		finally {
 			this.jdbc.release(connection);
 		}
+	}
+
+	/**
+	 * Claim several keys. On PostgreSQL one multi-row {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} per
+	 * {@value #CHUNK} keys claims them in one round trip and reports the new ones; the others are read (and taken
+	 * over if FAILED) one by one. MySQL, MariaDB and H2 report duplicates as errors of the whole statement, so
+	 * there each key is its own INSERT, all in the caller's one transaction.
+	 */
+	@Override
+	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+		if (this.dialect.insertSuffix().isEmpty() || requests.size() < 2) {
+			return ClaimStore.super.claimAll(requests);
+		}
+		Connection connection = this.jdbc.connection();
+		try {
+			LocalDateTime now = this.jdbc.now();
+			Set<ClaimRequest> inserted = new HashSet<>();
+			for (List<ClaimRequest> chunk : chunks(requests)) {
+				inserted.addAll(insertReturning(connection, chunk, now));
+			}
+			List<ClaimResult> results = new ArrayList<>(requests.size());
+			for (ClaimRequest request : requests) {
+				results.add(inserted.contains(withoutSource(request)) ? new ClaimResult.Claimed(false)
+						: existing(connection, request, now));
+			}
+			return results;
+		}
+		catch (SQLException ex) {
+			throw this.jdbc.translate("claim of " + requests.size() + " keys", requests.get(0), ex);
+		}
+		finally {
+			this.jdbc.release(connection);
+		}
+	}
+
+	@Override
+	public void markAllSucceeded(List<ClaimRequest> requests) {
+		if (requests.size() < 2) {
+			ClaimStore.super.markAllSucceeded(requests);
+			return;
+		}
+		Map<String, List<ClaimRequest>> byScope = new LinkedHashMap<>();
+		requests.forEach((request) -> byScope.computeIfAbsent(request.scope(), (scope) -> new ArrayList<>()).add(request));
+		Connection connection = this.jdbc.connection();
+		try {
+			for (List<ClaimRequest> scoped : byScope.values()) {
+				for (List<ClaimRequest> chunk : chunks(scoped)) {
+					markSucceeded(connection, chunk);
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw this.jdbc.translate("mark SUCCEEDED of " + requests.size() + " keys", requests.get(0), ex);
+		}
+		finally {
+			this.jdbc.release(connection);
+		}
+	}
+
+	private void markSucceeded(Connection connection, List<ClaimRequest> chunk) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.markSucceeded(chunk.size()))) {
+			this.dialect.bindTime(ps, 1, this.jdbc.now());
+			ps.setString(2, chunk.get(0).scope());
+			for (int i = 0; i < chunk.size(); i++) {
+				ps.setString(3 + i, chunk.get(i).key());
+			}
+			int updated = ps.executeUpdate();
+			if (updated != chunk.size()) {
+				throw new IllegalStateException("Marked " + updated + " of " + chunk.size() + " claims SUCCEEDED in scope="
+						+ chunk.get(0).scope() + "; the others were not PROCESSING");
+			}
+		}
+	}
+
+	private Set<ClaimRequest> insertReturning(Connection connection, List<ClaimRequest> chunk, LocalDateTime now)
+			throws SQLException {
+		Set<ClaimRequest> inserted = new HashSet<>();
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.insertReturning(chunk.size()))) {
+			int index = 1;
+			for (ClaimRequest request : chunk) {
+				ps.setString(index, request.scope());
+				ps.setString(index + 1, request.key());
+				TransactionalJdbc.bindSource(ps, index + 2, request.source());
+				this.dialect.bindTime(ps, index + 5, now);
+				this.dialect.bindTime(ps, index + 6, now);
+				index += 7;
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					inserted.add(new ClaimRequest(rs.getString(1), rs.getString(2), null));
+				}
+			}
+		}
+		return inserted;
+	}
+
+	private ClaimResult existing(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
+		ClaimResult.Hit existing = readExisting(connection, request);
+		if (existing == null) {
+			throw invisibleDuplicate(request, null);
+		}
+		if (existing.status() == ClaimStatus.FAILED && reclaim(connection, request, now)) {
+			return new ClaimResult.Claimed(true);
+		}
+		return existing;
+	}
+
+	private static ClaimRequest withoutSource(ClaimRequest request) {
+		return new ClaimRequest(request.scope(), request.key(), null);
+	}
+
+	private static List<List<ClaimRequest>> chunks(List<ClaimRequest> requests) {
+		List<List<ClaimRequest>> chunks = new ArrayList<>();
+		for (int from = 0; from < requests.size(); from += CHUNK) {
+			chunks.add(requests.subList(from, Math.min(requests.size(), from + CHUNK)));
+		}
+		return chunks;
 	}
 
 	@Override

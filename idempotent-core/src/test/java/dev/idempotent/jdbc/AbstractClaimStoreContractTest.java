@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.claim.BatchOutcome;
 import dev.idempotent.claim.ClaimInProgressException;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
@@ -479,6 +480,53 @@ public abstract class AbstractClaimStoreContractTest {
 		this.executor.execute(request("order-1"), () -> null);
 		String stored = this.jdbc.queryForObject("SELECT CAST(created_at AS CHAR(26)) FROM " + this.table, String.class);
 		assertThat(stored).startsWith("2026-01-02 03:04:05.123456");
+	}
+
+	@Test
+	void aBatchClaimsItsNewKeysOnceAndSkipsOldKeysAndRepeats() throws Throwable {
+		this.executor.execute(request("b"), () -> null);
+		List<List<Integer>> seenByWork = new ArrayList<>();
+
+		BatchOutcome<String> outcome = this.executor.executeBatch(
+				List.of(request("a"), request("b"), request("a"), request("c")), (claimed) -> {
+					seenByWork.add(claimed);
+					return "credited";
+				});
+
+		assertThat(outcome).isEqualTo(new BatchOutcome<>("credited", List.of(0, 3), List.of(1, 2)));
+		assertThat(seenByWork).containsExactly(List.of(0, 3));
+		assertThat(this.listener.hits).hasValue(2);
+		assertThat(row("a").get(0)).isEqualTo(ClaimStatus.SUCCEEDED.code());
+		assertThat(row("c").get(0)).isEqualTo(ClaimStatus.SUCCEEDED.code());
+	}
+
+	@Test
+	void aFailedBatchRollsBackEveryClaimAndAFailedRowIsReclaimedInTheNextOne() throws Throwable {
+		new FailureRecorder(this.store, new DataSourceTransactionManager(this.dataSource)).record(request("f"), 1,
+				new IllegalStateException("dead-lettered"));
+		assertThatThrownBy(() -> this.executor.executeBatch(List.of(request("x"), request("y")), (claimed) -> {
+			throw new IllegalStateException("batch failed");
+		})).hasMessage("batch failed");
+		assertThat(count(this.table.value())).as("only the FAILED row").isOne();
+
+		BatchOutcome<Integer> outcome = this.executor.executeBatch(List.of(request("x"), request("f"), request("y")),
+				List::size);
+		assertThat(outcome.claimed()).containsExactly(0, 1, 2);
+		assertThat(this.listener.reclaimed).hasValue(1);
+	}
+
+	@Test
+	void aBatchLargerThanOneStatementIsClaimedWhole() throws Throwable {
+		List<ClaimRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 1_100; i++) {
+			requests.add(request("bulk-" + i));
+		}
+		assertThat(this.executor.executeBatch(requests, List::size).value()).isEqualTo(1_100);
+		BatchOutcome<Integer> again = this.executor.executeBatch(requests, List::size);
+		assertThat(again.claimed()).isEmpty();
+		assertThat(again.hits()).hasSize(1_100);
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + this.table + " WHERE status = 1", Integer.class))
+			.isEqualTo(1_100);
 	}
 
 	@Test
