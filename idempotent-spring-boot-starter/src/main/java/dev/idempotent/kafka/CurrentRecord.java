@@ -1,15 +1,21 @@
 package dev.idempotent.kafka;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The record being delivered on the current consumer thread, bound by {@link RecordCapturingInterceptor} for
- * the time of one listener invocation.
+ * The record (or batch) being delivered on the current consumer thread, bound by
+ * {@link RecordCapturingInterceptor} for the time of one listener invocation.
  */
 final class CurrentRecord {
 
 	private static final ThreadLocal<ConsumerRecord<?, ?>> current = new ThreadLocal<>();
+
+	private static final ThreadLocal<ConsumerRecords<?, ?>> currentBatch = new ThreadLocal<>();
 
 	private CurrentRecord() {
 	}
@@ -24,6 +30,25 @@ final class CurrentRecord {
 
 	static @Nullable ConsumerRecord<?, ?> get() {
 		return current.get();
+	}
+
+	static void bindBatch(ConsumerRecords<?, ?> records) {
+		currentBatch.set(records);
+	}
+
+	static void clearBatch() {
+		currentBatch.remove();
+	}
+
+	/** The records of the batch being delivered, in the order a batch listener receives them, or null. */
+	static @Nullable List<ConsumerRecord<?, ?>> batch() {
+		ConsumerRecords<?, ?> records = currentBatch.get();
+		if (records == null) {
+			return null;
+		}
+		List<ConsumerRecord<?, ?>> list = new ArrayList<>(records.count());
+		records.forEach(list::add);
+		return list;
 	}
 
 }

@@ -1,6 +1,7 @@
 package dev.idempotent.kafka;
 
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.function.Supplier;
 
 import dev.idempotent.claim.ClaimMode;
@@ -47,11 +48,16 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		ListenerMethod listener = this.methods.get().get(targetMethod(invocation));
+		List<ConsumerRecord<?, ?>> batch = batchOf(invocation, listener.endpoint());
+		if (batch != null) {
+			return new BatchDelivery(listener, invocation, batch, this.executor.get(), this.claimListener.get())
+				.process(deferAcknowledgment(invocation, listener.endpoint()));
+		}
 		ConsumerRecord<?, ?> record = CurrentRecord.get();
 		if (record == null) {
 			throw new IllegalStateException("@IdempotentListener method " + listener + " was called without a Kafka "
-					+ "record on the consumer thread: it must be a single-record @KafkaListener on a container "
-					+ "created by a listener container factory bean");
+					+ "record on the consumer thread: it must be a @KafkaListener on a container created by a "
+					+ "listener container factory bean");
 		}
 		String scope = listener.scope();
 		ClaimRequest request;
@@ -78,6 +84,25 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			FailedDeliveries.failed(record, request, (listener.mode() == ClaimMode.LEASED) ? 0 : 1);
 			throw ex;
 		}
+	}
+
+	/**
+	 * The records of a batch delivery: the batch bound by the capture interceptor, or the list argument itself
+	 * when it holds records; {@code null} for a single-record delivery.
+	 */
+	private static @Nullable List<ConsumerRecord<?, ?>> batchOf(MethodInvocation invocation, KafkaEndpoint endpoint) {
+		if (endpoint.listIndex() < 0) {
+			return null;
+		}
+		List<ConsumerRecord<?, ?>> bound = CurrentRecord.batch();
+		if (bound != null) {
+			return bound;
+		}
+		if (endpoint.batch() && invocation.getArguments()[endpoint.listIndex()] instanceof List<?> list
+				&& list.stream().allMatch(ConsumerRecord.class::isInstance)) {
+			return list.stream().<ConsumerRecord<?, ?>>map(ConsumerRecord.class::cast).toList();
+		}
+		return null;
 	}
 
 	private static @Nullable DeferredAcknowledgment deferAcknowledgment(MethodInvocation invocation,

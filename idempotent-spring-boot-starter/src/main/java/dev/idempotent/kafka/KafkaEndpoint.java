@@ -24,8 +24,11 @@ import org.springframework.util.StringUtils;
  * @param containerFactory the name of the container factory bean
  * @param consumerProperties the listener's own consumer properties ({@code name=value})
  * @param acknowledgmentIndex the index of the {@code Acknowledgment} parameter, or -1
+ * @param batch whether the listener is declared a batch listener ({@code batch = "true"} or a list of records)
+ * @param listIndex the index of the first {@code List} parameter (the batch of a batch listener), or -1
  */
-record KafkaEndpoint(String containerFactory, List<String> consumerProperties, int acknowledgmentIndex) {
+record KafkaEndpoint(String containerFactory, List<String> consumerProperties, int acknowledgmentIndex, boolean batch,
+		int listIndex) {
 
 	/** The container factory {@code @KafkaListener} uses when it names none. */
 	static final String DEFAULT_CONTAINER_FACTORY = "kafkaListenerContainerFactory";
@@ -34,7 +37,7 @@ record KafkaEndpoint(String containerFactory, List<String> consumerProperties, i
 	 * Read the endpoint of a method.
 	 * @param method the {@code @IdempotentListener} method
 	 * @param placeholders resolves {@code ${...}} in annotation attributes
-	 * @throws IllegalArgumentException if no Kafka listener reaches the method, or it is a batch listener
+	 * @throws IllegalArgumentException if no Kafka listener reaches the method, or a batch listener takes no list
 	 */
 	static KafkaEndpoint of(Method method, UnaryOperator<String> placeholders) {
 		KafkaListener listener = AnnotatedElementUtils.findMergedAnnotation(method, KafkaListener.class);
@@ -46,14 +49,16 @@ record KafkaEndpoint(String containerFactory, List<String> consumerProperties, i
 					+ " is not reached by any Kafka listener: annotate it with @KafkaListener, or with @KafkaHandler"
 					+ " in a class annotated with @KafkaListener");
 		}
-		if ("true".equalsIgnoreCase(placeholders.apply(listener.batch())) || takesRecordList(method)) {
-			throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
-					+ " is a batch listener; this version supports single-record listeners only");
+		boolean batch = "true".equalsIgnoreCase(placeholders.apply(listener.batch())) || takesRecordList(method);
+		int listIndex = listIndex(method);
+		if (batch && listIndex < 0) {
+			throw new IllegalArgumentException("@IdempotentListener batch listener " + method.toGenericString()
+					+ " must take the batch as a List (of records or of payloads)");
 		}
 		String factory = placeholders.apply(listener.containerFactory());
 		List<String> properties = Arrays.stream(listener.properties()).map(placeholders).toList();
 		return new KafkaEndpoint(StringUtils.hasText(factory) ? factory : DEFAULT_CONTAINER_FACTORY, properties,
-				acknowledgmentIndex(method));
+				acknowledgmentIndex(method), batch, listIndex);
 	}
 
 	/**
@@ -82,6 +87,16 @@ record KafkaEndpoint(String containerFactory, List<String> consumerProperties, i
 			}
 		}
 		return false;
+	}
+
+	private static int listIndex(Method method) {
+		Class<?>[] types = method.getParameterTypes();
+		for (int i = 0; i < types.length; i++) {
+			if (List.class.isAssignableFrom(types[i])) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	private static int acknowledgmentIndex(Method method) {

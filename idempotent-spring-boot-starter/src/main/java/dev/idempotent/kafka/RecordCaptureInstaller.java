@@ -2,13 +2,15 @@ package dev.idempotent.kafka;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
+import org.springframework.kafka.listener.BatchInterceptor;
+import org.springframework.kafka.listener.CompositeBatchInterceptor;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.RecordInterceptor;
 
 /**
- * Adds the {@link RecordCapturingInterceptor} to every listener container factory bean, after the
- * application's own {@link RecordInterceptor} if it has one (Spring Boot sets a single interceptor bean on its
- * factory; this composes with it and never displaces it). The capture runs last so that it sees the record the
+ * Adds the {@link RecordCapturingInterceptor} to every listener container factory bean, as its record and its
+ * batch interceptor, after the application's own ones if it has them (Spring Boot sets a single interceptor bean
+ * of each kind on its factory; this composes with them and never displaces them). The capture runs last so that it sees the record the
  * listener will see.
  *
  * @since 0.1.0
@@ -23,8 +25,11 @@ public final class RecordCaptureInstaller implements BeanPostProcessor {
 			if (existing instanceof RecordCapturingInterceptor) {
 				return bean;
 			}
-			RecordInterceptor capture = new RecordCapturingInterceptor<>();
+			RecordCapturingInterceptor capture = new RecordCapturingInterceptor<>();
 			factory.setRecordInterceptor((existing != null) ? new CompositeRecordInterceptor(existing, capture)
+					: capture);
+			BatchInterceptor existingBatch = factory.getBatchInterceptor();
+			factory.setBatchInterceptor((existingBatch != null) ? new CompositeBatchInterceptor(existingBatch, capture)
 					: capture);
 		}
 		return bean;

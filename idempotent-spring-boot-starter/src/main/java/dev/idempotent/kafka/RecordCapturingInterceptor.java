@@ -2,19 +2,21 @@ package dev.idempotent.kafka;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.kafka.listener.BatchInterceptor;
 import org.springframework.kafka.listener.RecordInterceptor;
 
 /**
- * Binds the record about to be delivered to the consumer thread, so that the idempotent listener advice can
- * read its topic, partition, offset, key and headers; unbinds it after the record. It never changes or skips
- * a record.
+ * Binds the record (or, for batch listeners, the batch) about to be delivered to the consumer thread, so that
+ * the idempotent listener advice can read topics, partitions, offsets, keys and headers; unbinds it afterwards.
+ * It never changes or skips a record.
  *
  * @param <K> the key type
  * @param <V> the value type
  */
-final class RecordCapturingInterceptor<K, V> implements RecordInterceptor<K, V> {
+final class RecordCapturingInterceptor<K, V> implements RecordInterceptor<K, V>, BatchInterceptor<K, V> {
 
 	@Override
 	public @Nullable ConsumerRecord<K, V> intercept(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
@@ -25,6 +27,22 @@ final class RecordCapturingInterceptor<K, V> implements RecordInterceptor<K, V> 
 	@Override
 	public void afterRecord(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
 		CurrentRecord.clear();
+	}
+
+	@Override
+	public ConsumerRecords<K, V> intercept(ConsumerRecords<K, V> records, Consumer<K, V> consumer) {
+		CurrentRecord.bindBatch(records);
+		return records;
+	}
+
+	@Override
+	public void success(ConsumerRecords<K, V> records, Consumer<K, V> consumer) {
+		CurrentRecord.clearBatch();
+	}
+
+	@Override
+	public void failure(ConsumerRecords<K, V> records, Exception exception, Consumer<K, V> consumer) {
+		CurrentRecord.clearBatch();
 	}
 
 }

@@ -224,10 +224,11 @@ class IdempotentAutoConfigurationTest {
 	}
 
 	@Test
-	void refusesBatchListenersForNow() {
-		this.runner.withBean(BatchListener.class)
+	void acceptsBatchListenersThatTakeTheBatchAsAList() {
+		this.runner.withBean(BatchListener.class).run((context) -> assertThat(context).hasNotFailed());
+		this.runner.withBean(BatchWithoutList.class)
 			.run((context) -> assertThat(context).getFailure()
-				.hasMessageContaining("BatchListener.onBatch(java.util.List<org.apache.kafka.clients.consumer.ConsumerRecord<java.lang.String, java.lang.String>>) is a batch listener"));
+				.hasMessageContaining("BatchWithoutList.onBatch(java.lang.String) must take the batch as a List"));
 	}
 
 	@Test
@@ -366,6 +367,15 @@ class IdempotentAutoConfigurationTest {
 		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false", batch = "true")
 		@IdempotentListener(key = "#payload")
 		public void onBatch(java.util.List<ConsumerRecord<String, String>> records) {
+		}
+
+	}
+
+	static class BatchWithoutList {
+
+		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false", batch = "true")
+		@IdempotentListener(key = "#payload")
+		public void onBatch(String payload) {
 		}
 
 	}

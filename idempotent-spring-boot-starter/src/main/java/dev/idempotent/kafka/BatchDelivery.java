@@ -1,0 +1,130 @@
+package dev.idempotent.kafka;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.idempotent.claim.BatchOutcome;
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.key.InvalidIdempotencyKeyException;
+import dev.idempotent.metrics.ClaimListener;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.kafka.listener.BatchListenerFailedException;
+
+/**
+ * One delivery of a batch to an {@link IdempotentListener} batch method:
+ * <ol>
+ * <li>a key per record (an expression sees the record's element of the list as {@code #payload});</li>
+ * <li>every key claimed in one transaction; the method is called once with the list of the newly claimed
+ * elements, in their original order; keys processed before and repeats within the batch are hits;</li>
+ * <li>if that transaction fails, it is rolled back whole, and the batch is processed again record by record,
+ * each in its own transaction: the records before a failing one commit, and the failing one is reported to the
+ * error handler as a {@link BatchListenerFailedException} at its index, which commits the offsets before it and
+ * retries, then dead-letters, only that record;</li>
+ * <li>a record with a bad key is reported the same way, after the records before it were processed.</li>
+ * </ol>
+ */
+final class BatchDelivery {
+
+	private final ListenerMethod listener;
+
+	private final MethodInvocation invocation;
+
+	private final List<ConsumerRecord<?, ?>> records;
+
+	private final List<?> elements;
+
+	private final TransactionalClaimExecutor executor;
+
+	private final ClaimListener claimListener;
+
+	private final int listIndex;
+
+	private boolean methodRan;
+
+	BatchDelivery(ListenerMethod listener, MethodInvocation invocation, List<ConsumerRecord<?, ?>> records,
+			TransactionalClaimExecutor executor, ClaimListener claimListener) {
+		this.listener = listener;
+		this.invocation = invocation;
+		this.records = records;
+		this.listIndex = listener.endpoint().listIndex();
+		this.elements = List.copyOf((List<?>) invocation.getArguments()[this.listIndex]);
+		this.executor = executor;
+		this.claimListener = claimListener;
+		if (this.elements.size() != records.size()) {
+			throw new IllegalStateException("@IdempotentListener batch method " + listener + " received "
+					+ this.elements.size() + " elements for " + records.size() + " records; a record filter or a"
+					+ " conversion dropped some, so they cannot be matched to their keys");
+		}
+	}
+
+	@Nullable Object process(@Nullable DeferredAcknowledgment acknowledgment) throws Throwable {
+		String scope = this.listener.scope();
+		List<ClaimRequest> requests = new ArrayList<>(this.records.size());
+		for (int i = 0; i < this.records.size(); i++) {
+			try {
+				requests.add(this.listener.request(scope, this.records.get(i), argumentsWith(this.elements.get(i))));
+			}
+			catch (InvalidIdempotencyKeyException ex) {
+				this.claimListener.onRejected(scope, ex);
+				if (i > 0) {
+					processWhole(requests, i);
+				}
+				throw new BatchListenerFailedException(ex.getMessage(), ex, i);
+			}
+		}
+		Object value = processWhole(requests, requests.size());
+		if (acknowledgment != null) {
+			acknowledgment.afterCommit(!this.methodRan);
+		}
+		return value;
+	}
+
+	/** Process the first {@code count} records as one transaction, or record by record if it fails. */
+	private @Nullable Object processWhole(List<ClaimRequest> requests, int count) throws Throwable {
+		List<ClaimRequest> claims = requests.subList(0, count);
+		try {
+			BatchOutcome<Object> outcome = this.executor.executeBatchInOwnTransaction(claims,
+					(claimed) -> proceedWith(claimed.stream().map(this.elements::get).toList()));
+			this.records.subList(0, count).forEach(FailedDeliveries::succeeded);
+			return outcome.value();
+		}
+		catch (Throwable batchFailure) {
+			return processOneByOne(claims);
+		}
+	}
+
+	private @Nullable Object processOneByOne(List<ClaimRequest> claims) throws Throwable {
+		Object last = null;
+		for (int i = 0; i < claims.size(); i++) {
+			Object element = this.elements.get(i);
+			try {
+				last = this.executor.executeInOwnTransaction(claims.get(i), () -> proceedWith(List.of(element))).value();
+				FailedDeliveries.succeeded(this.records.get(i));
+			}
+			catch (Throwable ex) {
+				FailedDeliveries.failed(this.records.get(i), claims.get(i), 1);
+				throw new BatchListenerFailedException("Record " + i + " of the batch failed: " + ex.getMessage(), ex, i);
+			}
+		}
+		return last;
+	}
+
+	private @Nullable Object proceedWith(List<?> batch) throws Throwable {
+		this.methodRan = true;
+		Object[] arguments = this.invocation.getArguments().clone();
+		arguments[this.listIndex] = new ArrayList<>(batch);
+		return ((ProxyMethodInvocation) this.invocation).invocableClone(arguments).proceed();
+	}
+
+	private @Nullable Object[] argumentsWith(Object element) {
+		Object[] arguments = this.invocation.getArguments().clone();
+		arguments[this.listIndex] = element;
+		return arguments;
+	}
+
+}
