@@ -1,0 +1,33 @@
+package dev.idempotent.benchmarks;
+
+import java.util.List;
+import java.util.Locale;
+
+/** The Markdown table of a run. */
+final class Report {
+
+	private Report() {
+	}
+
+	static String markdown(Benchmark.Settings settings, List<Benchmark.Result> results) {
+		double ceiling = results.stream()
+			.filter((result) -> result.variant() == Variant.PLAIN)
+			.mapToDouble(Benchmark.Result::recordsPerSecond)
+			.findFirst()
+			.orElse(Double.NaN);
+		StringBuilder table = new StringBuilder();
+		table.append(String.format(Locale.ROOT, "%d orders, %.0f%% re-sent at once on another partition, %d partitions,"
+				+ " %d consumer threads, database %s%n%n", settings.records(), settings.duplicates() * 100,
+				settings.partitions(), settings.concurrency(), settings.dbUrl()));
+		table.append("| variant | records/s | × variant 1 | check p50 ms | check p99 ms | duplicates that took effect"
+				+ " | orders missing | heap after (MB) |\n|---|---|---|---|---|---|---|---|\n");
+		for (Benchmark.Result result : results) {
+			table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %.2f | %d | %d | %d |%n",
+					result.variant().title, result.recordsPerSecond(), result.recordsPerSecond() / ceiling,
+					result.p50().toNanos() / 1e6, result.p99().toNanos() / 1e6, result.duplicatesTakenEffect(),
+					result.missing(), result.heapMb()));
+		}
+		return table.toString();
+	}
+
+}

@@ -1,0 +1,252 @@
+package dev.idempotent.benchmarks;
+
+import java.util.List;
+
+import dev.idempotent.kafka.IdempotentListener;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Timer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.integration.handler.advice.IdempotentReceiverInterceptor;
+import org.springframework.integration.jdbc.metadata.JdbcMetadataStore;
+import org.springframework.integration.selector.MetadataStoreSelector;
+import org.springframework.integration.channel.NullChannel;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.core.ConsumerFactory;
+import org.springframework.messaging.MessageHandler;
+import org.springframework.messaging.support.MessageBuilder;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The variants, each a listener configuration doing the same business write ({@link BenchLedger}). Keys come
+ * from the {@code idempotency-key} header everywhere.
+ */
+final class Variants {
+
+	private Variants() {
+	}
+
+	private static String key(ConsumerRecord<String, String> record) {
+		return new String(record.headers().lastHeader("idempotency-key").value(), java.nio.charset.StandardCharsets.UTF_8);
+	}
+
+	/** 1. A plain listener with no deduplication: the ceiling. */
+	@Configuration(proxyBeanMethods = false)
+	static class Plain {
+
+		@Bean
+		Listener plainListener(BenchLedger ledger, TransactionTemplate transactions, Deliveries deliveries) {
+			return new Listener(ledger, transactions, deliveries);
+		}
+
+		record Listener(BenchLedger ledger, TransactionTemplate transactions, Deliveries deliveries) {
+
+			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}")
+			public void on(ConsumerRecord<String, String> record) {
+				this.transactions.executeWithoutResult((status) -> this.ledger.credit(key(record), record.value()));
+				this.deliveries.delivered(1);
+			}
+
+		}
+
+	}
+
+	/** 2. {@code @IdempotentListener}, one record per transaction. */
+	@Configuration(proxyBeanMethods = false)
+	static class Idempotent {
+
+		@Bean
+		Listener idempotentListener(BenchLedger ledger) {
+			return new Listener(ledger);
+		}
+
+		static class Listener {
+
+			private final BenchLedger ledger;
+
+			Listener(BenchLedger ledger) {
+				this.ledger = ledger;
+			}
+
+			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}")
+			@IdempotentListener
+			public void on(ConsumerRecord<String, String> record) {
+				this.ledger.credit(key(record), record.value());
+			}
+
+		}
+
+	}
+
+	/** 3. {@code @IdempotentListener} on a batch listener, {@code bench.batch-size} records per poll. */
+	@Configuration(proxyBeanMethods = false)
+	static class IdempotentBatch {
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
+				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
+			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			configurer.configure(factory, consumers);
+			factory.setBatchListener(true);
+			return factory;
+		}
+
+		@Bean
+		Listener idempotentBatchListener(BenchLedger ledger) {
+			return new Listener(ledger);
+		}
+
+		static class Listener {
+
+			private final BenchLedger ledger;
+
+			Listener(BenchLedger ledger) {
+				this.ledger = ledger;
+			}
+
+			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}", containerFactory = "batchFactory",
+					properties = "max.poll.records=${bench.batch-size}")
+			@IdempotentListener
+			public void on(List<ConsumerRecord<String, String>> records) {
+				records.forEach((record) -> this.ledger.credit(key(record), record.value()));
+			}
+
+		}
+
+	}
+
+	/** 4. The naive check: SELECT, then INSERT if absent, in the business transaction. */
+	@Configuration(proxyBeanMethods = false)
+	static class SelectThenInsert {
+
+		@Bean
+		Listener selectThenInsertListener(BenchLedger ledger, TransactionTemplate transactions, JdbcTemplate jdbc,
+				Deliveries deliveries, Timer checkTimer, @Value("${bench.variant}") String variant) {
+			jdbc.execute("CREATE TABLE IF NOT EXISTS bench_seen (variant VARCHAR(32) NOT NULL, idem_key VARCHAR(128)"
+					+ " NOT NULL, INDEX idx_bench_seen (variant, idem_key))");
+			return new Listener(ledger, transactions, jdbc, deliveries, checkTimer, variant);
+		}
+
+		record Listener(BenchLedger ledger, TransactionTemplate transactions, JdbcTemplate jdbc, Deliveries deliveries,
+				Timer check, String variant) {
+
+			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}")
+			public void on(ConsumerRecord<String, String> record) {
+				String key = key(record);
+				this.transactions.executeWithoutResult((status) -> {
+					long start = System.nanoTime();
+					Integer seen = this.jdbc.queryForObject(
+							"SELECT COUNT(*) FROM bench_seen WHERE variant = ? AND idem_key = ?", Integer.class,
+							this.variant, key);
+					if (seen == null || seen == 0) {
+						this.jdbc.update("INSERT INTO bench_seen (variant, idem_key) VALUES (?, ?)", this.variant, key);
+						this.check.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+						this.ledger.credit(key, record.value());
+					}
+					else {
+						this.check.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+					}
+				});
+				this.deliveries.delivered(1);
+			}
+
+		}
+
+	}
+
+	/**
+	 * 5. Spring Integration's {@code IdempotentReceiverInterceptor} with a {@code MetadataStoreSelector} on a
+	 * {@code JdbcMetadataStore} in the same database, around a handler doing the business write in its own
+	 * transaction, as a Spring Integration user would wire it.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class SpringIntegration {
+
+		@Bean
+		Listener springIntegrationListener(BenchLedger ledger, TransactionTemplate transactions, JdbcTemplate jdbc,
+				Deliveries deliveries, Timer checkTimer, @Value("${bench.group}") String region) throws Exception {
+			jdbc.execute("CREATE TABLE IF NOT EXISTS INT_METADATA_STORE (METADATA_KEY VARCHAR(255) NOT NULL,"
+					+ " METADATA_VALUE VARCHAR(4000), REGION VARCHAR(100) NOT NULL,"
+					+ " CONSTRAINT INT_METADATA_STORE_PK PRIMARY KEY (METADATA_KEY, REGION))");
+			JdbcMetadataStore store = new JdbcMetadataStore(jdbc);
+			store.setRegion(region);
+			store.afterPropertiesSet();
+			MetadataStoreSelector selector = new MetadataStoreSelector(
+					(message) -> (String) message.getHeaders().get("idempotency-key"), store);
+			IdempotentReceiverInterceptor interceptor = new IdempotentReceiverInterceptor((message) -> {
+				long start = System.nanoTime();
+				boolean accepted = selector.accept(message);
+				checkTimer.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+				return accepted;
+			});
+			interceptor.setDiscardChannel(new NullChannel());
+			MessageHandler handler = (message) -> transactions.executeWithoutResult((status) -> ledger
+				.credit((String) message.getHeaders().get("idempotency-key"), (String) message.getPayload()));
+			ProxyFactory proxy = new ProxyFactory(handler);
+			proxy.addAdvice(interceptor);
+			return new Listener((MessageHandler) proxy.getProxy(), deliveries);
+		}
+
+		record Listener(MessageHandler handler, Deliveries deliveries) {
+
+			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}")
+			public void on(ConsumerRecord<String, String> record) {
+				this.handler.handleMessage(
+						MessageBuilder.withPayload(record.value()).setHeader("idempotency-key", key(record)).build());
+				this.deliveries.delivered(1);
+			}
+
+		}
+
+	}
+
+	/** 6. A Redis {@code SET key NX EX 86400} before the database write. */
+	@Configuration(proxyBeanMethods = false)
+	static class Redis {
+
+		@Bean(destroyMethod = "shutdown")
+		RedisClient redisClient(@Value("${bench.redis-uri:redis://127.0.0.1:6379}") String uri) {
+			return RedisClient.create(uri);
+		}
+
+		@Bean(destroyMethod = "close")
+		StatefulRedisConnection<String, String> redisConnection(RedisClient client) {
+			return client.connect();
+		}
+
+		@Bean
+		Listener redisListener(BenchLedger ledger, TransactionTemplate transactions,
+				StatefulRedisConnection<String, String> redis, Deliveries deliveries, Timer checkTimer,
+				@Value("${bench.group}") String prefix) {
+			return new Listener(ledger, transactions, redis, deliveries, checkTimer, prefix);
+		}
+
+		record Listener(BenchLedger ledger, TransactionTemplate transactions, StatefulRedisConnection<String, String> redis,
+				Deliveries deliveries, Timer check, String prefix) {
+
+			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}")
+			public void on(ConsumerRecord<String, String> record) {
+				String key = key(record);
+				long start = System.nanoTime();
+				String set = this.redis.sync().set(this.prefix + ":" + key, "1", SetArgs.Builder.nx().ex(86_400));
+				this.check.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+				if ("OK".equals(set)) {
+					this.transactions.executeWithoutResult((status) -> this.ledger.credit(key, record.value()));
+				}
+				this.deliveries.delivered(1);
+			}
+
+		}
+
+	}
+
+}
