@@ -1,5 +1,6 @@
 package dev.idempotent.benchmarks;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -22,12 +23,17 @@ final class Report {
 		table.append("| variant | records/s | × variant 1 | check p50 ms | check p99 ms | duplicates that took effect"
 				+ " | orders missing | heap after (MB) |\n|---|---|---|---|---|---|---|---|\n");
 		for (Benchmark.Result result : results) {
-			table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %.2f | %d | %d | %d |%n",
+			boolean checks = result.variant() != Variant.PLAIN;
+			table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %s | %s | %d | %d | %d |%n",
 					result.variant().title, result.recordsPerSecond(), result.recordsPerSecond() / ceiling,
-					result.p50().toNanos() / 1e6, result.p99().toNanos() / 1e6, result.duplicatesTakenEffect(),
-					result.missing(), result.heapMb()));
+					checks ? millis(result.p50()) : "–", checks ? millis(result.p99()) : "–",
+					result.duplicatesTakenEffect(), result.missing(), result.heapMb()));
 		}
 		return table.toString();
+	}
+
+	private static String millis(Duration duration) {
+		return String.format(Locale.ROOT, "%.2f", duration.toNanos() / 1e6);
 	}
 
 }

@@ -130,8 +130,8 @@ final class Variants {
 
 		@Bean
 		Listener selectThenInsertListener(BenchLedger ledger, TransactionTemplate transactions, JdbcTemplate jdbc,
-				Deliveries deliveries, Timer checkTimer, @Value("${bench.variant}") String variant) {
-			jdbc.execute("CREATE TABLE IF NOT EXISTS bench_seen (variant VARCHAR(32) NOT NULL, idem_key VARCHAR(128)"
+				Deliveries deliveries, Timer checkTimer, @Value("${bench.group}") String variant) {
+			jdbc.execute("CREATE TABLE IF NOT EXISTS bench_seen (variant VARCHAR(64) NOT NULL, idem_key VARCHAR(128)"
 					+ " NOT NULL, INDEX idx_bench_seen (variant, idem_key))");
 			return new Listener(ledger, transactions, jdbc, deliveries, checkTimer, variant);
 		}
