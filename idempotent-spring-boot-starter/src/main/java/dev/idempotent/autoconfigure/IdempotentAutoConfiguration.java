@@ -88,7 +88,7 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean
 	IdempotentSchemaInitialization idempotentSchemaInitialization(DataSource dataSource, SqlDialect dialect,
 			IdempotentProperties properties) {
-		SchemaInitializer initializer = new SchemaInitializer(dataSource, new TableName(properties.getTableName()),
+		SchemaInitializer initializer = new SchemaInitializer(dataSource, table(properties),
 				dialect);
 		return new IdempotentSchemaInitialization(dataSource, initializer, properties.getJdbc().getInitializeSchema());
 	}
@@ -98,14 +98,14 @@ public class IdempotentAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	IdempotentSchemaValidation idempotentSchemaValidation(DataSource dataSource, SqlDialect dialect,
 			IdempotentProperties properties) {
-		return new IdempotentSchemaValidation(new SchemaValidator(dataSource, new TableName(properties.getTableName()),
+		return new IdempotentSchemaValidation(new SchemaValidator(dataSource, table(properties),
 				dialect, properties.getMaxKeyLength()), properties.getJdbc().getSchemaValidation());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(ClaimStore.class)
 	JdbcClaimStore idempotentClaimStore(DataSource dataSource, SqlDialect dialect, IdempotentProperties properties) {
-		return new JdbcClaimStore(dataSource, new TableName(properties.getTableName()), dialect, Clock.systemUTC());
+		return new JdbcClaimStore(dataSource, table(properties), dialect, Clock.systemUTC());
 	}
 
 	@Bean
@@ -114,14 +114,14 @@ public class IdempotentAutoConfiguration {
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
 			IdempotentProperties properties) {
 		return new TransactionalClaimExecutor(claimStore, uniqueTransactionManager(transactionManager),
-				CompositeClaimListener.of(listeners.orderedStream().toList()), properties.getMaxTransientRetries());
+				claimListener(listeners), properties.getMaxTransientRetries());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(LeasedClaimStore.class)
 	JdbcLeasedClaimStore idempotentLeasedClaimStore(DataSource dataSource, SqlDialect dialect,
 			IdempotentProperties properties) {
-		return new JdbcLeasedClaimStore(dataSource, new TableName(properties.getTableName()), dialect,
+		return new JdbcLeasedClaimStore(dataSource, table(properties), dialect,
 				Clock.systemUTC());
 	}
 
@@ -132,7 +132,7 @@ public class IdempotentAutoConfiguration {
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
 			IdempotentProperties properties) {
 		return new LeasedClaimExecutor(leased, uniqueTransactionManager(transactionManager),
-				CompositeClaimListener.of(listeners.orderedStream().toList()), properties.getMaxTransientRetries());
+				claimListener(listeners), properties.getMaxTransientRetries());
 	}
 
 	@Bean
@@ -140,7 +140,7 @@ public class IdempotentAutoConfiguration {
 	IdempotentTemplate idempotentTemplate(TransactionalClaimExecutor executor, ObjectProvider<ClaimListener> listeners,
 			IdempotentProperties properties) {
 		return new IdempotentTemplate(executor, new KeyValidator(properties.getMaxKeyLength()),
-				CompositeClaimListener.of(listeners.orderedStream().toList()));
+				claimListener(listeners));
 	}
 
 	@Bean
@@ -155,7 +155,7 @@ public class IdempotentAutoConfiguration {
 			ObjectProvider<TransactionalClaimExecutor> executor, ObjectProvider<LeasedClaimExecutor> leasedExecutor,
 			ObjectProvider<ClaimListener> listeners) {
 		Supplier<ClaimListener> claimListener = SingletonSupplier
-			.of(() -> CompositeClaimListener.of(listeners.orderedStream().toList()));
+			.of(() -> claimListener(listeners));
 		return new IdempotentListenerPostProcessor(SingletonSupplier.of(methods::getObject),
 				SingletonSupplier.of(executor::getObject), SingletonSupplier.of(leasedExecutor::getObject), claimListener);
 	}
@@ -210,6 +210,15 @@ public class IdempotentAutoConfiguration {
 		backOff.setMaxInterval(Math.max(settings.getRetryInterval().toMillis(), settings.getTransientMaxInterval().toMillis()));
 		backOff.setMaxElapsedTime(Long.MAX_VALUE);
 		return backOff;
+	}
+
+	private static TableName table(IdempotentProperties properties) {
+		return new TableName(properties.getTableName());
+	}
+
+	/** Every {@link ClaimListener} bean (metrics, the application's own), called in order. */
+	private static ClaimListener claimListener(ObjectProvider<ClaimListener> listeners) {
+		return CompositeClaimListener.of(listeners.orderedStream().toList());
 	}
 
 	private static PlatformTransactionManager uniqueTransactionManager(
