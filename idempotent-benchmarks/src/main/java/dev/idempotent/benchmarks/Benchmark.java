@@ -51,7 +51,12 @@ public final class Benchmark {
 		Settings settings = Settings.parse(args);
 		String report = run(settings);
 		System.out.println(report);
+		Path parent = settings.output().toAbsolutePath().getParent();
+		if (parent != null) {
+			Files.createDirectories(parent);
+		}
 		Files.writeString(settings.output(), report, StandardCharsets.UTF_8);
+		System.out.println("Written to " + settings.output().toAbsolutePath());
 		System.exit(0);
 	}
 
