@@ -50,6 +50,10 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 		ListenerMethod listener = this.methods.get().get(targetMethod(invocation));
 		List<ConsumerRecord<?, ?>> batch = batchOf(invocation, listener.endpoint());
 		if (batch != null) {
+			if (listener.mode() == ClaimMode.LEASED) {
+				throw new IllegalStateException("@IdempotentListener method " + listener + " receives batches but is in"
+						+ " LEASED mode, whose claims are per record; use a single-record container");
+			}
 			return new BatchDelivery(listener, invocation, batch, this.executor.get(), this.claimListener.get())
 				.process(deferAcknowledgment(invocation, listener.endpoint()));
 		}

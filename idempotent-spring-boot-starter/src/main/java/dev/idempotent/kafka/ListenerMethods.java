@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.key.KeyValidator;
 import org.jspecify.annotations.Nullable;
 
@@ -82,8 +83,13 @@ public final class ListenerMethods {
 		if (StringUtils.hasText(scope)) {
 			ListenerMethod.checkScope(scope, method.toGenericString());
 		}
-		return ListenerMethod.of(method, annotation, scope, this.defaultKeyHeader, this.validator,
-				KafkaEndpoint.of(method, this::resolve), lease(method, annotation));
+		KafkaEndpoint endpoint = KafkaEndpoint.of(method, this::resolve);
+		if (endpoint.batch() && annotation.mode() == ClaimMode.LEASED) {
+			throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
+					+ " is a batch listener in LEASED mode; LEASED claims are per record: use a single-record listener");
+		}
+		return ListenerMethod.of(method, annotation, scope, this.defaultKeyHeader, this.validator, endpoint,
+				lease(method, annotation));
 	}
 
 	/**

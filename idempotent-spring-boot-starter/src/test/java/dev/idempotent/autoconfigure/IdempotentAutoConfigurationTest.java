@@ -226,6 +226,9 @@ class IdempotentAutoConfigurationTest {
 	@Test
 	void acceptsBatchListenersThatTakeTheBatchAsAList() {
 		this.runner.withBean(BatchListener.class).run((context) -> assertThat(context).hasNotFailed());
+		this.runner.withBean(LeasedBatch.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("is a batch listener in LEASED mode"));
 		this.runner.withBean(BatchWithoutList.class)
 			.run((context) -> assertThat(context).getFailure()
 				.hasMessageContaining("BatchWithoutList.onBatch(java.lang.String) must take the batch as a List"));
@@ -367,6 +370,15 @@ class IdempotentAutoConfigurationTest {
 		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false", batch = "true")
 		@IdempotentListener(key = "#payload")
 		public void onBatch(java.util.List<ConsumerRecord<String, String>> records) {
+		}
+
+	}
+
+	static class LeasedBatch {
+
+		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false", batch = "true")
+		@IdempotentListener(key = "#payload", mode = dev.idempotent.claim.ClaimMode.LEASED)
+		public void onBatch(java.util.List<String> payloads) {
 		}
 
 	}
