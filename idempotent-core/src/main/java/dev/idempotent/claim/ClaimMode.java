@@ -8,7 +8,7 @@ package dev.idempotent.claim;
 public enum ClaimMode {
 
 	/**
-	 * The claim, the work's database writes and the status update commit in one transaction: the work's effect
+	 * The claim (inserted as SUCCEEDED) and the work's database writes commit in one transaction: the work's effect
 	 * happens exactly once. For work whose effects are all in the business database.
 	 */
 	TRANSACTIONAL,

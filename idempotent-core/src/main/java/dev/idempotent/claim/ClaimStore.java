@@ -4,9 +4,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Storage SPI for claims. Implementations are atomic per call and join the caller's transaction: every
- * method runs in the transaction bound to the current thread, so that the claim, the business write and the
- * status update commit or roll back together.
+ * Storage SPI for claims in {@link ClaimMode#TRANSACTIONAL} mode. Implementations are atomic per call and join the
+ * caller's transaction: every method runs in the transaction bound to the current thread, so that the claim and
+ * the business write commit or roll back together.
+ * <p>A claim is final: the key's row is SUCCEEDED from the moment the caller's transaction commits (no other
+ * transaction can see it earlier), and gone if it rolls back. There is therefore no separate "mark SUCCEEDED"
+ * statement: it would cost a round trip per record and show nobody anything.
  * <p>Implementations must be thread-safe.
  *
  * @since 0.1.0
@@ -15,7 +18,8 @@ public interface ClaimStore {
 
 	/**
 	 * Claim a key: one atomic INSERT guarded by a unique index on (scope, key), never a SELECT before it.
-	 * A FAILED row is taken over; any other existing row is an idempotent hit.
+	 * A FAILED row is taken over; any other existing row is an idempotent hit. The claim commits or rolls back
+	 * with the caller's transaction.
 	 * @param request what to claim, never {@code null}
 	 * @return {@link ClaimResult.Claimed} if the caller now owns the key, {@link ClaimResult.Hit} otherwise
 	 * @throws TransientClaimException on a deadlock or lock-wait timeout between concurrent claims; the caller
@@ -26,7 +30,9 @@ public interface ClaimStore {
 
 	/**
 	 * Claim several keys in the caller's transaction, in as few round trips as the database allows. The requests
-	 * must have distinct (scope, key) pairs. The default claims them one by one.
+	 * must have distinct (scope, key) pairs. The default claims them one by one. As with {@link #claim}, the
+	 * decision for each key must come from an INSERT's own result; a read may only find keys whose rows already
+	 * SUCCEEDED.
 	 * @param requests what to claim, never {@code null}
 	 * @return one result per request, in the same order
 	 * @throws TransientClaimException on a deadlock or lock-wait timeout
@@ -39,25 +45,6 @@ public interface ClaimStore {
 		}
 		return results;
 	}
-
-	/**
-	 * Mark several claimed keys SUCCEEDED, in the same transaction as their claims. The default marks them one by
-	 * one.
-	 * @param requests the claimed requests, never {@code null}
-	 * @throws IllegalStateException if a request was not claimed
-	 * @throws org.springframework.dao.DataAccessException on a database failure
-	 */
-	default void markAllSucceeded(List<ClaimRequest> requests) {
-		requests.forEach(this::markSucceeded);
-	}
-
-	/**
-	 * Mark a claimed key SUCCEEDED, in the same transaction as the claim.
-	 * @param request the request that was claimed, never {@code null}
-	 * @throws IllegalStateException if no row was claimed for the request
-	 * @throws org.springframework.dao.DataAccessException on a database failure
-	 */
-	void markSucceeded(ClaimRequest request);
 
 	/**
 	 * Record that a key's delivery was given up on (dead-lettered): its row becomes FAILED with the number of

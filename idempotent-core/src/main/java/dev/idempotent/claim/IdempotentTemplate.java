@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  *         () -&gt; ledger.credit(order));
  * if (outcome instanceof ClaimOutcome.Skipped&lt;Receipt&gt; skipped) { return alreadyProcessed(skipped.hit()); }
  * </pre>
- * The key is validated with the same rules, the claim, the callback's writes and the status update share one
+ * The key is validated with the same rules, the claim and the callback's writes share one
  * transaction, hits are logged and counted, and the outcome says which happened. Thread-safe.
  *
  * @since 0.1.0

@@ -25,7 +25,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <ol>
  * <li>begin a transaction on the business database, or join the one already active on this thread;</li>
  * <li>claim the key with one INSERT;</li>
- * <li>claimed: run the work, mark the row SUCCEEDED, commit; a failure of the work rolls back the claim
+ * <li>claimed: run the work, commit (the claimed row is SUCCEEDED as of that commit); a failure of the work rolls back the claim
  * together with the work's own writes;</li>
  * <li>hit: skip the work, log one INFO line on {@value HitLog#LOGGER_NAME}, count it, end the transaction
  * cleanly.</li>
@@ -96,7 +96,7 @@ public class TransactionalClaimExecutor {
 
 	/**
 	 * Claim every request of a batch in one transaction, run {@code work} once with the positions of the newly
-	 * claimed ones (in their original order), mark them SUCCEEDED and commit. Keys that were processed before,
+	 * claimed ones (in their original order) and commit, which makes their rows SUCCEEDED. Keys that were processed before,
 	 * and repeats of a key within the batch (after its first occurrence), are hits: logged, counted, and not
 	 * passed to the work. When every key is a hit the work does not run.
 	 * @param requests the claims, in delivery order, never {@code null}
@@ -186,7 +186,6 @@ public class TransactionalClaimExecutor {
 		boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
 		this.listener.onClaimed(request, reclaimed, latency);
 		T value = run(request, work);
-		this.store.markSucceeded(request);
 		return new ClaimOutcome.Processed<>(value, reclaimed);
 	}
 
@@ -228,7 +227,6 @@ public class TransactionalClaimExecutor {
 			return new BatchOutcome<>(null, List.of(), List.copyOf(hits));
 		}
 		T value = runBatch(work, List.copyOf(claimed));
-		this.store.markAllSucceeded(claimed.stream().map(requests::get).toList());
 		return new BatchOutcome<>(value, List.copyOf(claimed), List.copyOf(hits));
 	}
 

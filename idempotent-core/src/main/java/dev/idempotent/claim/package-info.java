@@ -1,6 +1,6 @@
 /**
  * The claim: requests, results, statuses, the claim store SPI and the transactional executor that runs
- * "claim, then work, then mark SUCCEEDED" or "hit, skip" in one transaction.
+ * "claim (SUCCEEDED as of the commit), then work" or "hit, skip" in one transaction.
  */
 @NullMarked
 package dev.idempotent.claim;

@@ -7,6 +7,8 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -99,29 +101,32 @@ public class JdbcClaimStore implements ClaimStore {
 	}
 
 	/**
-	 * Claim several keys. On PostgreSQL one multi-row {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} per
-	 * {@value #CHUNK} keys claims them in one round trip and reports the new ones; the others are read (and taken
-	 * over if FAILED) one by one. MySQL, MariaDB and H2 report duplicates as errors of the whole statement, so
-	 * there each key is its own INSERT, all in the caller's one transaction.
+	 * Claim several keys in as few round trips as the database allows, {@value #CHUNK} keys per statement.
+	 * <ul>
+	 * <li>PostgreSQL: one multi-row {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} reports the new keys.</li>
+	 * <li>MySQL, MariaDB, H2, where a duplicate fails the whole statement: a plain read first finds the keys this
+	 * transaction can already see; those that SUCCEEDED are hits (a committed SUCCEEDED row is final). The
+	 * others are inserted by one multi-row INSERT, whose own result decides: if it fails as a duplicate (a key
+	 * committed since the read, or held by a concurrent claim that then committed), the statement has inserted
+	 * nothing and each half of its keys is claimed the same way, down to single keys.</li>
+	 * </ul>
+	 * Keys whose rows exist but did not succeed (FAILED rows to take over, leases) are claimed one by one, as
+	 * {@link #claim} does.
 	 */
 	@Override
 	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-		if (this.dialect.insertSuffix().isEmpty() || requests.size() < 2) {
+		if (requests.size() < 2) {
 			return ClaimStore.super.claimAll(requests);
 		}
 		Connection connection = this.jdbc.connection();
 		try {
 			LocalDateTime now = this.jdbc.now();
-			Set<ClaimRequest> inserted = new HashSet<>();
-			for (List<ClaimRequest> chunk : chunks(requests)) {
-				inserted.addAll(insertReturning(connection, chunk, now));
+			Map<ClaimRequest, ClaimResult> results = new HashMap<>();
+			for (List<ClaimRequest> chunk : chunksByScope(requests)) {
+				results.putAll(this.dialect.insertSuffix().isEmpty() ? claimChunk(connection, chunk, now)
+						: claimChunkReturning(connection, chunk, now));
 			}
-			List<ClaimResult> results = new ArrayList<>(requests.size());
-			for (ClaimRequest request : requests) {
-				results.add(inserted.contains(withoutSource(request)) ? new ClaimResult.Claimed(false)
-						: existing(connection, request, now));
-			}
-			return results;
+			return requests.stream().map((request) -> results.get(withoutSource(request))).toList();
 		}
 		catch (SQLException ex) {
 			throw this.jdbc.translate("claim of " + requests.size() + " keys", requests.get(0), ex);
@@ -131,42 +136,109 @@ public class JdbcClaimStore implements ClaimStore {
 		}
 	}
 
-	@Override
-	public void markAllSucceeded(List<ClaimRequest> requests) {
-		if (requests.size() < 2) {
-			ClaimStore.super.markAllSucceeded(requests);
+	private Map<ClaimRequest, ClaimResult> claimChunkReturning(Connection connection, List<ClaimRequest> chunk,
+			LocalDateTime now) throws SQLException {
+		Set<ClaimRequest> inserted = insertReturning(connection, chunk, now);
+		Map<ClaimRequest, ClaimResult> results = new HashMap<>();
+		for (ClaimRequest request : chunk) {
+			results.put(withoutSource(request), inserted.contains(withoutSource(request)) ? new ClaimResult.Claimed(false)
+					: existing(connection, request, now));
+		}
+		return results;
+	}
+
+	private Map<ClaimRequest, ClaimResult> claimChunk(Connection connection, List<ClaimRequest> chunk,
+			LocalDateTime now) throws SQLException {
+		Map<String, ClaimResult.Hit> visible = readVisible(connection, chunk);
+		Map<ClaimRequest, ClaimResult> results = new HashMap<>();
+		List<ClaimRequest> absent = new ArrayList<>();
+		for (ClaimRequest request : chunk) {
+			ClaimResult.Hit seen = visible.get(request.key());
+			if (seen == null) {
+				absent.add(request);
+			}
+			else if (seen.status() == ClaimStatus.SUCCEEDED) {
+				results.put(withoutSource(request), seen);
+			}
+			else {
+				results.put(withoutSource(request), claimOne(connection, request, now));
+			}
+		}
+		absent.sort(Comparator.comparing(ClaimRequest::key));
+		claimAbsent(connection, absent, now, results);
+		return results;
+	}
+
+	/**
+	 * Claim keys the transaction did not see, in key order (so that concurrent batches lock their common keys in
+	 * the same order): all in one INSERT; if it fails as a duplicate, it inserted nothing, and each half is claimed
+	 * the same way, down to single keys, which are claimed as {@link #claim} does. One key committed by another
+	 * transaction costs about log2(keys) extra statements instead of one per key.
+	 */
+	private void claimAbsent(Connection connection, List<ClaimRequest> keys, LocalDateTime now,
+			Map<ClaimRequest, ClaimResult> results) throws SQLException {
+		if (keys.isEmpty()) {
 			return;
 		}
-		Map<String, List<ClaimRequest>> byScope = new LinkedHashMap<>();
-		requests.forEach((request) -> byScope.computeIfAbsent(request.scope(), (scope) -> new ArrayList<>()).add(request));
-		Connection connection = this.jdbc.connection();
-		try {
-			for (List<ClaimRequest> scoped : byScope.values()) {
-				for (List<ClaimRequest> chunk : chunks(scoped)) {
-					markSucceeded(connection, chunk);
+		if (keys.size() == 1) {
+			results.put(withoutSource(keys.get(0)), claimOne(connection, keys.get(0), now));
+			return;
+		}
+		if (insertAll(connection, keys, now)) {
+			keys.forEach((request) -> results.put(withoutSource(request), new ClaimResult.Claimed(false)));
+			return;
+		}
+		int half = keys.size() / 2;
+		claimAbsent(connection, keys.subList(0, half), now, results);
+		claimAbsent(connection, keys.subList(half, keys.size()), now, results);
+	}
+
+	private ClaimResult claimOne(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
+		return insert(connection, request, now) ? new ClaimResult.Claimed(false) : existing(connection, request, now);
+	}
+
+	/** The rows of a chunk's keys (one scope) that the transaction sees, by key; a plain read, never a decision. */
+	private Map<String, ClaimResult.Hit> readVisible(Connection connection, List<ClaimRequest> chunk)
+			throws SQLException {
+		Map<String, ClaimResult.Hit> visible = new HashMap<>();
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.readVisible(chunk.size()))) {
+			ps.setString(1, chunk.get(0).scope());
+			for (int i = 0; i < chunk.size(); i++) {
+				ps.setString(2 + i, chunk.get(i).key());
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					visible.put(rs.getString(1), new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(2)),
+							TransactionalJdbc.utc(rs.getObject(3, LocalDateTime.class))));
 				}
 			}
 		}
-		catch (SQLException ex) {
-			throw this.jdbc.translate("mark SUCCEEDED of " + requests.size() + " keys", requests.get(0), ex);
+		return visible;
+	}
+
+	/** Insert every row of a chunk, or none: {@code false} if one of them was a duplicate. */
+	private boolean insertAll(Connection connection, List<ClaimRequest> chunk, LocalDateTime now) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.insertAll(chunk.size()))) {
+			bindRows(ps, chunk, now);
+			return ps.executeUpdate() == chunk.size();
 		}
-		finally {
-			this.jdbc.release(connection);
+		catch (SQLException ex) {
+			if (!this.dialect.isDuplicateKey(ex)) {
+				throw ex;
+			}
+			return false;
 		}
 	}
 
-	private void markSucceeded(Connection connection, List<ClaimRequest> chunk) throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement(this.sql.markSucceeded(chunk.size()))) {
-			this.dialect.bindTime(ps, 1, this.jdbc.now());
-			ps.setString(2, chunk.get(0).scope());
-			for (int i = 0; i < chunk.size(); i++) {
-				ps.setString(3 + i, chunk.get(i).key());
-			}
-			int updated = ps.executeUpdate();
-			if (updated != chunk.size()) {
-				throw new IllegalStateException("Marked " + updated + " of " + chunk.size() + " claims SUCCEEDED in scope="
-						+ chunk.get(0).scope() + "; the others were not PROCESSING");
-			}
+	private void bindRows(PreparedStatement ps, List<ClaimRequest> chunk, LocalDateTime now) throws SQLException {
+		int index = 1;
+		for (ClaimRequest request : chunk) {
+			ps.setString(index, request.scope());
+			ps.setString(index + 1, request.key());
+			TransactionalJdbc.bindSource(ps, index + 2, request.source());
+			this.dialect.bindTime(ps, index + 5, now);
+			this.dialect.bindTime(ps, index + 6, now);
+			index += 7;
 		}
 	}
 
@@ -174,15 +246,7 @@ public class JdbcClaimStore implements ClaimStore {
 			throws SQLException {
 		Set<ClaimRequest> inserted = new HashSet<>();
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.insertReturning(chunk.size()))) {
-			int index = 1;
-			for (ClaimRequest request : chunk) {
-				ps.setString(index, request.scope());
-				ps.setString(index + 1, request.key());
-				TransactionalJdbc.bindSource(ps, index + 2, request.source());
-				this.dialect.bindTime(ps, index + 5, now);
-				this.dialect.bindTime(ps, index + 6, now);
-				index += 7;
-			}
+			bindRows(ps, chunk, now);
 			try (ResultSet rs = ps.executeQuery()) {
 				while (rs.next()) {
 					inserted.add(new ClaimRequest(rs.getString(1), rs.getString(2), null));
@@ -207,32 +271,17 @@ public class JdbcClaimStore implements ClaimStore {
 		return new ClaimRequest(request.scope(), request.key(), null);
 	}
 
-	private static List<List<ClaimRequest>> chunks(List<ClaimRequest> requests) {
+	/** The requests grouped by scope (in order of first appearance), each group cut into chunks of {@value #CHUNK}. */
+	private static List<List<ClaimRequest>> chunksByScope(List<ClaimRequest> requests) {
+		Map<String, List<ClaimRequest>> byScope = new LinkedHashMap<>();
+		requests.forEach((request) -> byScope.computeIfAbsent(request.scope(), (scope) -> new ArrayList<>()).add(request));
 		List<List<ClaimRequest>> chunks = new ArrayList<>();
-		for (int from = 0; from < requests.size(); from += CHUNK) {
-			chunks.add(requests.subList(from, Math.min(requests.size(), from + CHUNK)));
-		}
-		return chunks;
-	}
-
-	@Override
-	public void markSucceeded(ClaimRequest request) {
-		Connection connection = this.jdbc.connection();
-		try (PreparedStatement ps = connection.prepareStatement(this.sql.markSucceeded())) {
-			this.dialect.bindTime(ps, 1, this.jdbc.now());
-			ps.setString(2, request.scope());
-			ps.setString(3, request.key());
-			if (ps.executeUpdate() != 1) {
-				throw new IllegalStateException("No PROCESSING claim to mark SUCCEEDED for scope=" + request.scope()
-						+ " key=" + request.key());
+		for (List<ClaimRequest> scoped : byScope.values()) {
+			for (int from = 0; from < scoped.size(); from += CHUNK) {
+				chunks.add(scoped.subList(from, Math.min(scoped.size(), from + CHUNK)));
 			}
 		}
-		catch (SQLException ex) {
-			throw this.jdbc.translate("mark SUCCEEDED", request, ex);
-		}
-		finally {
-			this.jdbc.release(connection);
-		}
+		return chunks;
 	}
 
 	@Override

@@ -83,10 +83,6 @@ class TransactionalClaimExecutorTest {
 		}
 
 		@Override
-		public void markSucceeded(ClaimRequest request) {
-		}
-
-		@Override
 		public void markFailed(ClaimRequest request, int attempts, String lastError) {
 		}
 

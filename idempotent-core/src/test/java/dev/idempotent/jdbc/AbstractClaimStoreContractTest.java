@@ -515,6 +515,56 @@ public abstract class AbstractClaimStoreContractTest {
 		assertThat(this.listener.reclaimed).hasValue(1);
 	}
 
+	@ParameterizedTest(name = "holder commits: {0}")
+	@org.junit.jupiter.params.provider.ValueSource(booleans = { true, false })
+	void aBatchMeetingAConcurrentClaimOfOneOfItsKeysWaitsForItsOutcome(boolean holderCommits) throws Throwable {
+		this.executor.execute(request("old"), () -> null);
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
+			try {
+				this.executor.execute(request("k2"), () -> {
+					holding.countDown();
+					release.await();
+					if (!holderCommits) {
+						throw new IllegalStateException("holder rolls back");
+					}
+					return null;
+				});
+			}
+			catch (Throwable ex) {
+				assertThat(ex).hasMessage("holder rolls back");
+			}
+		});
+		assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+		CompletableFuture<BatchOutcome<List<Integer>>> batch = new CompletableFuture<>();
+		Thread thread = new Thread(() -> {
+			try {
+				batch.complete(this.executor.executeBatch(
+						List.of(request("k1"), request("k2"), request("old"), request("k3")), (claimed) -> claimed));
+			}
+			catch (Throwable ex) {
+				batch.completeExceptionally(ex);
+			}
+		}, "batch-claim");
+		thread.start();
+		awaitLockWaits(this.jdbc, List.of(thread));
+		release.countDown();
+		holder.get(30, TimeUnit.SECONDS);
+
+		BatchOutcome<List<Integer>> outcome = batch.get(60, TimeUnit.SECONDS);
+		if (holderCommits) {
+			assertThat(outcome.claimed()).containsExactly(0, 3);
+			assertThat(outcome.hits()).containsExactly(1, 2);
+		}
+		else {
+			assertThat(outcome.claimed()).containsExactly(0, 1, 3);
+			assertThat(outcome.hits()).containsExactly(2);
+		}
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + this.table + " WHERE status = 1", Integer.class))
+			.as("one SUCCEEDED row per key").isEqualTo(4);
+	}
+
 	@Test
 	void aBatchLargerThanOneStatementIsClaimedWhole() throws Throwable {
 		List<ClaimRequest> requests = new ArrayList<>();
@@ -729,11 +779,6 @@ public abstract class AbstractClaimStoreContractTest {
 				this.transientFailures.incrementAndGet();
 				throw ex;
 			}
-		}
-
-		@Override
-		public void markSucceeded(ClaimRequest request) {
-			this.delegate.markSucceeded(request);
 		}
 
 		@Override

@@ -306,10 +306,6 @@ class IdempotentAutoConfigurationTest {
 			}
 
 			@Override
-			public void markSucceeded(ClaimRequest request) {
-			}
-
-			@Override
 			public void markFailed(ClaimRequest request, int attempts, String lastError) {
 			}
 		};

@@ -31,11 +31,6 @@ class FailedClaimRecovererTest {
 			}
 
 			@Override
-			public void markSucceeded(ClaimRequest request) {
-				throw new UnsupportedOperationException();
-			}
-
-			@Override
 			public void markFailed(ClaimRequest request, int attempts, String lastError) {
 				marked.add(request.key());
 				throw new DataIntegrityViolationException("value too long for column");
