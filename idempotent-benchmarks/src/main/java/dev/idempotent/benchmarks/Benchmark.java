@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
@@ -43,6 +47,13 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  * </pre>
  */
 public final class Benchmark {
+
+	/** The benchmark's idempotency table. */
+	static final String CLAIM_TABLE = "bench_claim";
+
+	/** Every table the benchmark writes; each run starts without them, so runs measure the same table sizes. */
+	private static final List<String> TABLES = List.of(CLAIM_TABLE, "bench_ledger", "bench_outbox", "bench_seen",
+			Variants.METADATA_TABLE);
 
 	private Benchmark() {
 	}
@@ -62,17 +73,25 @@ public final class Benchmark {
 
 	/** Run the benchmark and return the report. */
 	static String run(Settings settings) throws Exception {
+		dropTables(settings);
 		EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, settings.partitions());
 		broker.afterPropertiesSet();
 		try {
 			String run = UUID.randomUUID().toString().substring(0, 8);
-			List<Result> results = new ArrayList<>();
-			for (Variant variant : settings.variants()) {
-				String topic = "bench-" + variant.name().toLowerCase().replace('_', '-') + "-" + run;
-				broker.addTopics(new org.apache.kafka.clients.admin.NewTopic(topic, settings.partitions(), (short) 1));
-				awaitLeaders(broker.getBrokersAsString(), topic);
-				int total = produce(broker.getBrokersAsString(), topic, settings);
-				results.add(runVariant(variant, settings, broker.getBrokersAsString(), topic, run, total));
+			if (settings.warmup() > 0) {
+				// every variant once on a small data set first, so that no variant pays the JVM's warm-up
+				Settings warmup = settings.withRecords(settings.warmup());
+				for (Variant variant : settings.variants()) {
+					runVariant(variant, warmup, broker, "warmup-" + run);
+				}
+			}
+			// rounds interleave the variants, so that a slow spell of the machine does not hit one variant only
+			Map<Variant, List<Result>> results = new java.util.LinkedHashMap<>();
+			for (int round = 1; round <= settings.rounds(); round++) {
+				for (Variant variant : settings.variants()) {
+					results.computeIfAbsent(variant, (v) -> new ArrayList<>())
+						.add(runVariant(variant, settings, broker, run + "-" + round));
+				}
 			}
 			return Report.markdown(settings, results);
 		}
@@ -81,8 +100,12 @@ public final class Benchmark {
 		}
 	}
 
-	private static Result runVariant(Variant variant, Settings settings, String brokers, String topic, String run,
-			int total) throws Exception {
+	private static Result runVariant(Variant variant, Settings settings, EmbeddedKafkaKraftBroker broker, String run)
+			throws Exception {
+		String brokers = broker.getBrokersAsString();
+		String topic = "bench-" + variant.name().toLowerCase().replace('_', '-') + "-" + run;
+		broker.addTopics(new org.apache.kafka.clients.admin.NewTopic(topic, settings.partitions(), (short) 1));
+		awaitLeaders(brokers, topic);
 		String group = variant.name().toLowerCase() + "-" + run;
 		List<String> arguments = new ArrayList<>(List.of("--spring.main.banner-mode=off",
 				"--spring.kafka.bootstrap-servers=" + brokers, "--spring.datasource.url=" + settings.dbUrl(),
@@ -92,23 +115,27 @@ public final class Benchmark {
 				"--spring.kafka.consumer.key-deserializer=org.apache.kafka.common.serialization.StringDeserializer",
 				"--spring.kafka.consumer.value-deserializer=org.apache.kafka.common.serialization.StringDeserializer",
 				"--spring.kafka.listener.concurrency=" + settings.concurrency(), "--idempotent.jdbc.initialize-schema=always",
+				"--idempotent.table-name=" + CLAIM_TABLE,
 				"--bench.variant=" + variant.name().toLowerCase(), "--bench.topic=" + topic, "--bench.group=" + group,
 				"--bench.batch-size=" + Math.max(1, variant.batchSize), "--logging.level.root=" + System.getProperty("bench.log", "WARN"),
 				"--logging.level.dev.idempotent.hits=WARN", "--spring.jmx.enabled=false"));
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(BenchApp.class, variant.configuration)
 			.web(WebApplicationType.NONE)
 			.run(arguments.toArray(String[]::new))) {
+			// the clock starts once every consumer has its partitions and the data is in the topic: the group's
+			// joining and rebalancing is start-up, not throughput
+			Collection<MessageListenerContainer> containers = context.getBean(KafkaListenerEndpointRegistry.class)
+				.getListenerContainers();
+			awaitAssignment(containers, settings);
+			containers.forEach(MessageListenerContainer::pause);
+			awaitUntil("paused", () -> containers.stream().allMatch(MessageListenerContainer::isContainerPaused));
+			int total = produce(brokers, topic, settings);
+			containers.forEach(MessageListenerContainer::resume);
 			Deliveries deliveries = context.getBean(Deliveries.class);
-			long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
 			try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brokers))) {
-				// done when every record was delivered and every offset committed (after its database commit);
-				// polled every 20 ms: there is no broker event to wait on
-				while (deliveries.count() < total || lag(admin, group, topic) > 0) {
-					if (System.nanoTime() > deadline) {
-						throw new IllegalStateException(variant + " delivered " + deliveries.count() + " of " + total);
-					}
-					Thread.sleep(20);
-				}
+				// done when every record was delivered and every offset committed (after its database commit)
+				awaitUntil(variant + " to deliver and commit " + total + " records",
+						() -> deliveries.count() >= total && lag(admin, group, topic) == 0);
 			}
 			deliveries.delivered(0);
 			BenchLedger ledger = context.getBean(BenchLedger.class);
@@ -120,26 +147,70 @@ public final class Benchmark {
 		}
 	}
 
+	private static void dropTables(Settings settings) throws java.sql.SQLException {
+		try (java.sql.Connection connection = java.sql.DriverManager.getConnection(settings.dbUrl(), settings.dbUser(),
+				settings.dbPassword()); java.sql.Statement statement = connection.createStatement()) {
+			for (String table : TABLES) {
+				statement.execute("DROP TABLE IF EXISTS " + table);
+			}
+		}
+	}
+
 	/**
 	 * Wait until every partition of a new topic has a leader: an idempotent producer whose first sends meet
 	 * NOT_LEADER_OR_FOLLOWER can then be refused as out of order for a long time.
 	 */
 	private static void awaitLeaders(String brokers, String topic) throws Exception {
 		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brokers))) {
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-			while (!admin.describeTopics(List.of(topic))
+			awaitUntil("a leader for every partition of " + topic, () -> admin.describeTopics(List.of(topic))
 				.allTopicNames()
 				.get(10, TimeUnit.SECONDS)
 				.get(topic)
 				.partitions()
 				.stream()
-				.allMatch((partition) -> partition.leader() != null && partition.leader().id() >= 0)) {
-				if (System.nanoTime() > deadline) {
-					throw new IllegalStateException("No leader for every partition of " + topic);
-				}
-				Thread.sleep(20);
-			}
+				.allMatch((partition) -> partition.leader() != null && partition.leader().id() >= 0));
 		}
+	}
+
+	/** Wait until the group is stable: every partition assigned, and every consumer thread holding some. */
+	private static void awaitAssignment(Collection<MessageListenerContainer> containers, Settings settings)
+			throws Exception {
+		int consumers = Math.min(settings.concurrency(), settings.partitions());
+		awaitUntil("every partition assigned to " + consumers + " consumers", () -> {
+			int assigned = 0;
+			int holding = 0;
+			for (MessageListenerContainer container : containers) {
+				for (MessageListenerContainer child : (container instanceof ConcurrentMessageListenerContainer<?, ?> concurrent)
+						? concurrent.getContainers() : List.of(container)) {
+					Collection<TopicPartition> partitions = child.getAssignedPartitions();
+					assigned += (partitions != null) ? partitions.size() : 0;
+					holding += (partitions != null && !partitions.isEmpty()) ? 1 : 0;
+				}
+			}
+			return assigned == settings.partitions() && holding == consumers;
+		});
+	}
+
+	/**
+	 * Poll a condition every 20 ms for up to 10 minutes: the broker and the containers offer no event to wait on
+	 * from here.
+	 */
+	private static void awaitUntil(String what, Condition condition) throws Exception {
+		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+		while (!condition.holds()) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Timed out waiting for " + what);
+			}
+			Thread.sleep(20);
+		}
+	}
+
+	/** A condition polled by {@link #awaitUntil}. */
+	@FunctionalInterface
+	private interface Condition {
+
+		boolean holds() throws Exception;
+
 	}
 
 	private static long lag(Admin admin, String group, String topic) throws Exception {
@@ -217,8 +288,13 @@ public final class Benchmark {
 	/**
 	 * The run's settings.
 	 */
-	record Settings(int records, double duplicates, int partitions, int concurrency, List<Variant> variants,
-			String dbUrl, String dbUser, String dbPassword, Path output) {
+	record Settings(int records, int warmup, int rounds, double duplicates, int partitions, int concurrency,
+			List<Variant> variants, String dbUrl, String dbUser, String dbPassword, Path output) {
+
+		Settings withRecords(int records) {
+			return new Settings(records, 0, 1, this.duplicates, this.partitions, this.concurrency, this.variants,
+					this.dbUrl, this.dbUser, this.dbPassword, this.output);
+		}
 
 		static Settings parse(String... args) {
 			Map<String, String> options = new java.util.HashMap<>();
@@ -231,10 +307,12 @@ public final class Benchmark {
 				.map((name) -> Variant.valueOf(name.trim().toUpperCase()))
 				.toList() : List.of(Variant.values());
 			return new Settings(Integer.parseInt(options.getOrDefault("records", "20000")),
+					Integer.parseInt(options.getOrDefault("warmup", "2000")),
+					Integer.parseInt(options.getOrDefault("rounds", "3")),
 					Double.parseDouble(options.getOrDefault("duplicates", "0.05")),
 					Integer.parseInt(options.getOrDefault("partitions", "4")),
 					Integer.parseInt(options.getOrDefault("concurrency", "2")), variants,
-					options.getOrDefault("db-url", "jdbc:mysql://127.0.0.1:3306/test"),
+					options.getOrDefault("db-url", "jdbc:mysql://127.0.0.1:3306/test?rewriteBatchedStatements=true"),
 					options.getOrDefault("db-user", "root"), options.getOrDefault("db-password", ""),
 					Path.of(options.getOrDefault("output", "target/benchmark-results.md")));
 		}

@@ -1,35 +1,50 @@
 package dev.idempotent.benchmarks;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
-/** The Markdown table of a run. */
+/**
+ * The Markdown table of a run: per variant, the round with the median records/s (its latencies and heap) and the
+ * range over the rounds; duplicates and missing orders are the worst round's.
+ */
 final class Report {
 
 	private Report() {
 	}
 
-	static String markdown(Benchmark.Settings settings, List<Benchmark.Result> results) {
-		double ceiling = results.stream()
-			.filter((result) -> result.variant() == Variant.PLAIN)
-			.mapToDouble(Benchmark.Result::recordsPerSecond)
-			.findFirst()
-			.orElse(Double.NaN);
+	static String markdown(Benchmark.Settings settings, Map<Variant, List<Benchmark.Result>> results) {
+		double ceiling = (results.containsKey(Variant.PLAIN)) ? median(results.get(Variant.PLAIN)).recordsPerSecond()
+				: Double.NaN;
 		StringBuilder table = new StringBuilder();
-		table.append(String.format(Locale.ROOT, "%d orders, %.0f%% re-sent at once on another partition, %d partitions,"
-				+ " %d consumer threads, database %s%n%n", settings.records(), settings.duplicates() * 100,
+		table.append(String.format(Locale.ROOT, "%d orders, median of %d rounds (after a warm-up run of %d orders per"
+				+ " variant), %.0f%% re-sent at once on another partition, %d partitions, %d consumer threads, database"
+				+ " %s%n%n", settings.records(), settings.rounds(), settings.warmup(), settings.duplicates() * 100,
 				settings.partitions(), settings.concurrency(), settings.dbUrl()));
-		table.append("| variant | records/s | × variant 1 | check p50 ms | check p99 ms | duplicates that took effect"
-				+ " | orders missing | heap after (MB) |\n|---|---|---|---|---|---|---|---|\n");
-		for (Benchmark.Result result : results) {
-			boolean checks = result.variant() != Variant.PLAIN;
-			table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %s | %s | %d | %d | %d |%n",
-					result.variant().title, result.recordsPerSecond(), result.recordsPerSecond() / ceiling,
-					checks ? millis(result.p50()) : "–", checks ? millis(result.p99()) : "–",
-					result.duplicatesTakenEffect(), result.missing(), result.heapMb()));
-		}
+		table.append("| variant | records/s | × variant 1 | range records/s | check p50 ms | check p99 ms"
+				+ " | duplicates that took effect | orders missing | heap after (MB) |\n"
+				+ "|---|---|---|---|---|---|---|---|---|\n");
+		results.forEach((variant, rounds) -> {
+			Benchmark.Result median = median(rounds);
+			boolean checks = variant != Variant.PLAIN;
+			table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %,.0f–%,.0f | %s | %s | %d | %d | %d |%n",
+					variant.title, median.recordsPerSecond(), median.recordsPerSecond() / ceiling,
+					rounds.stream().mapToDouble(Benchmark.Result::recordsPerSecond).min().orElse(0),
+					rounds.stream().mapToDouble(Benchmark.Result::recordsPerSecond).max().orElse(0),
+					checks ? millis(median.p50()) : "–", checks ? millis(median.p99()) : "–",
+					rounds.stream().mapToLong(Benchmark.Result::duplicatesTakenEffect).max().orElse(0),
+					rounds.stream().mapToLong(Benchmark.Result::missing).max().orElse(0), median.heapMb()));
+		});
 		return table.toString();
+	}
+
+	private static Benchmark.Result median(List<Benchmark.Result> rounds) {
+		List<Benchmark.Result> sorted = rounds.stream()
+			.sorted(Comparator.comparingDouble(Benchmark.Result::recordsPerSecond))
+			.toList();
+		return sorted.get(sorted.size() / 2);
 	}
 
 	private static String millis(Duration duration) {

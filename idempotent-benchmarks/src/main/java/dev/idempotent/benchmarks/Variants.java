@@ -117,7 +117,7 @@ final class Variants {
 					properties = "max.poll.records=${bench.batch-size}")
 			@IdempotentListener
 			public void on(List<ConsumerRecord<String, String>> records) {
-				records.forEach((record) -> this.ledger.credit(key(record), record.value()));
+				this.ledger.creditAll(records.stream().map((record) -> new String[] { key(record), record.value() }).toList());
 			}
 
 		}
@@ -163,6 +163,11 @@ final class Variants {
 
 	}
 
+	/** The Spring Integration metadata store's table prefix: its table is the benchmark's own. */
+	static final String METADATA_TABLE_PREFIX = "BENCH_INT_";
+
+	static final String METADATA_TABLE = METADATA_TABLE_PREFIX + "METADATA_STORE";
+
 	/**
 	 * 5. Spring Integration's {@code IdempotentReceiverInterceptor} with a {@code MetadataStoreSelector} on a
 	 * {@code JdbcMetadataStore} in the same database, around a handler doing the business write in its own
@@ -174,10 +179,11 @@ final class Variants {
 		@Bean
 		Listener springIntegrationListener(BenchLedger ledger, TransactionTemplate transactions, JdbcTemplate jdbc,
 				Deliveries deliveries, Timer checkTimer, @Value("${bench.group}") String region) throws Exception {
-			jdbc.execute("CREATE TABLE IF NOT EXISTS INT_METADATA_STORE (METADATA_KEY VARCHAR(255) NOT NULL,"
+			jdbc.execute("CREATE TABLE IF NOT EXISTS " + METADATA_TABLE + " (METADATA_KEY VARCHAR(255) NOT NULL,"
 					+ " METADATA_VALUE VARCHAR(4000), REGION VARCHAR(100) NOT NULL,"
-					+ " CONSTRAINT INT_METADATA_STORE_PK PRIMARY KEY (METADATA_KEY, REGION))");
+					+ " CONSTRAINT " + METADATA_TABLE + "_PK PRIMARY KEY (METADATA_KEY, REGION))");
 			JdbcMetadataStore store = new JdbcMetadataStore(jdbc);
+			store.setTablePrefix(METADATA_TABLE_PREFIX);
 			store.setRegion(region);
 			store.afterPropertiesSet();
 			MetadataStoreSelector selector = new MetadataStoreSelector(
