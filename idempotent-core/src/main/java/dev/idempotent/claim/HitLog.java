@@ -1,11 +1,13 @@
 package dev.idempotent.claim;
 
+import dev.idempotent.key.KeyMasker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes the one INFO line of an idempotent hit to its own logger, {@value #LOGGER_NAME}, so that hits can be
- * routed, sampled or silenced without touching other logs. A hit is expected behaviour: never an ERROR.
+ * routed, sampled or silenced without touching other logs. A hit is expected behaviour: never an ERROR. Keys are
+ * rendered by a {@link KeyMasker} (masked by default, since keys can be personal data). Thread-safe.
  *
  * @since 0.1.0
  */
@@ -14,9 +16,19 @@ public final class HitLog {
 	/** The name of the logger that receives one INFO line per hit. */
 	public static final String LOGGER_NAME = "dev.idempotent.hits";
 
+	/** Masks keys: what the executors use unless told otherwise. */
+	public static final HitLog MASKED = new HitLog(KeyMasker.MASKED);
+
 	private static final Logger logger = LoggerFactory.getLogger(LOGGER_NAME);
 
-	private HitLog() {
+	private final KeyMasker masker;
+
+	/**
+	 * Create a hit log.
+	 * @param masker renders the keys, never {@code null}
+	 */
+	public HitLog(KeyMasker masker) {
+		this.masker = masker;
 	}
 
 	/**
@@ -24,10 +36,11 @@ public final class HitLog {
 	 * @param request the request that hit, never {@code null}
 	 * @param hit what the claim found, never {@code null}
 	 */
-	public static void log(ClaimRequest request, ClaimResult.Hit hit) {
+	public void log(ClaimRequest request, ClaimResult.Hit hit) {
 		if (logger.isInfoEnabled()) {
 			logger.info("Idempotent hit: scope={} key={} source={} status={} first_processed_at={}; skipped",
-					request.scope(), request.key(), (request.source() != null) ? request.source() : "-",
+					request.scope(), this.masker.mask(request.key()),
+					(request.source() != null) ? request.source() : "-",
 					(hit.status() != null) ? hit.status() : "unknown",
 					(hit.firstProcessedAt() != null) ? hit.firstProcessedAt() : "unknown");
 		}

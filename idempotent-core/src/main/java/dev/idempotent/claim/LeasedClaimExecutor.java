@@ -43,6 +43,8 @@ public class LeasedClaimExecutor {
 
 	private final int maxTransientRetries;
 
+	private volatile HitLog hitLog = HitLog.MASKED;
+
 	/**
 	 * Create an executor.
 	 * @param store the lease store
@@ -57,6 +59,14 @@ public class LeasedClaimExecutor {
 		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 		this.listener = listener;
 		this.maxTransientRetries = maxTransientRetries;
+	}
+
+	/**
+	 * Set the log of idempotent hits, for instance one that shows keys in clear. Call before the executor is used.
+	 * @param hitLog the hit log, never {@code null}; {@link HitLog#MASKED} by default
+	 */
+	public void setHitLog(HitLog hitLog) {
+		this.hitLog = hitLog;
 	}
 
 	/**
@@ -77,7 +87,7 @@ public class LeasedClaimExecutor {
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
 		if (result instanceof LeaseResult.Done done) {
 			this.listener.onHit(request, done.hit(), latency);
-			HitLog.log(request, done.hit());
+			this.hitLog.log(request, done.hit());
 			return new ClaimOutcome.Skipped<>(done.hit());
 		}
 		if (result instanceof LeaseResult.Held held) {

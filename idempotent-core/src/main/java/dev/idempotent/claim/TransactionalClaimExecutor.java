@@ -57,6 +57,8 @@ public class TransactionalClaimExecutor {
 
 	private final int maxTransientRetries;
 
+	private volatile HitLog hitLog = HitLog.MASKED;
+
 	/**
 	 * Create an executor.
 	 * @param store the claim store, working on the same database as {@code transactionManager}
@@ -76,6 +78,14 @@ public class TransactionalClaimExecutor {
 		this.transactionTemplate.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
 		this.listener = listener;
 		this.maxTransientRetries = maxTransientRetries;
+	}
+
+	/**
+	 * Set the log of idempotent hits, for instance one that shows keys in clear. Call before the executor is used.
+	 * @param hitLog the hit log, never {@code null}; {@link HitLog#MASKED} by default
+	 */
+	public void setHitLog(HitLog hitLog) {
+		this.hitLog = hitLog;
 	}
 
 	/**
@@ -180,7 +190,7 @@ public class TransactionalClaimExecutor {
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
 		if (result instanceof ClaimResult.Hit hit) {
 			this.listener.onHit(request, hit, latency);
-			HitLog.log(request, hit);
+			this.hitLog.log(request, hit);
 			return new ClaimOutcome.Skipped<>(hit);
 		}
 		boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
@@ -202,7 +212,7 @@ public class TransactionalClaimExecutor {
 			else {
 				ClaimResult.Hit repeat = new ClaimResult.Hit(ClaimStatus.PROCESSING, null);
 				this.listener.onHit(request, repeat, Duration.ZERO);
-				HitLog.log(request, repeat);
+				this.hitLog.log(request, repeat);
 				hits.add(i);
 			}
 		}
@@ -214,7 +224,7 @@ public class TransactionalClaimExecutor {
 		for (int j = 0; j < unique.size(); j++) {
 			if (results.get(j) instanceof ClaimResult.Hit hit) {
 				this.listener.onHit(unique.get(j), hit, latency);
-				HitLog.log(unique.get(j), hit);
+				this.hitLog.log(unique.get(j), hit);
 				hits.add(firsts.get(j));
 			}
 			else {

@@ -8,9 +8,11 @@ import javax.sql.DataSource;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.FailureRecorder;
 import dev.idempotent.claim.IdempotentTemplate;
+import dev.idempotent.claim.HitLog;
 import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.LeasedClaimStore;
 import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.key.KeyMasker;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.JdbcLeasedClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
@@ -113,8 +115,10 @@ public class IdempotentAutoConfiguration {
 	TransactionalClaimExecutor idempotentClaimExecutor(ClaimStore claimStore,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
 			IdempotentProperties properties) {
-		return new TransactionalClaimExecutor(claimStore, uniqueTransactionManager(transactionManager),
-				claimListener(listeners), properties.getMaxTransientRetries());
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(claimStore,
+				uniqueTransactionManager(transactionManager), claimListener(listeners), properties.getMaxTransientRetries());
+		executor.setHitLog(new HitLog(KeyMasker.of(properties.isMaskKeys())));
+		return executor;
 	}
 
 	@Bean
@@ -131,8 +135,10 @@ public class IdempotentAutoConfiguration {
 	LeasedClaimExecutor idempotentLeasedClaimExecutor(LeasedClaimStore leased,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
 			IdempotentProperties properties) {
-		return new LeasedClaimExecutor(leased, uniqueTransactionManager(transactionManager),
+		LeasedClaimExecutor executor = new LeasedClaimExecutor(leased, uniqueTransactionManager(transactionManager),
 				claimListener(listeners), properties.getMaxTransientRetries());
+		executor.setHitLog(new HitLog(KeyMasker.of(properties.isMaskKeys())));
+		return executor;
 	}
 
 	@Bean
@@ -198,7 +204,8 @@ public class IdempotentAutoConfiguration {
 		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafkaOperations,
 				(record, ex) -> new TopicPartition(record.topic() + settings.getDeadLetterSuffix(), -1));
 		deadLetters.setHeadersFunction(new DeadLetterHeaders());
-		DefaultErrorHandler handler = new DefaultErrorHandler(new FailedClaimRecoverer(deadLetters, failureRecorder),
+		DefaultErrorHandler handler = new DefaultErrorHandler(new FailedClaimRecoverer(deadLetters, failureRecorder,
+				KeyMasker.of(properties.isMaskKeys())),
 				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()));
 		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class);
 		handler.setBackOffFunction((record, ex) -> TransientFailures.isTransient(ex) ? untilItPasses(settings) : null);

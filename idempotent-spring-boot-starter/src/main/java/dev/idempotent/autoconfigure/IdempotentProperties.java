@@ -48,6 +48,13 @@ public class IdempotentProperties {
 	 */
 	private Duration lease = Duration.ofMinutes(1);
 
+	/**
+	 * Whether idempotency keys are masked in logs and in the actuator endpoint (keys can be personal data). When
+	 * masked, only the first and last two characters of keys of 8 or more characters show, with a short
+	 * fingerprint to correlate lines about one key.
+	 */
+	private boolean maskKeys = true;
+
 	private final Jdbc jdbc = new Jdbc();
 
 	private final ErrorHandling errorHandling = new ErrorHandling();
@@ -90,6 +97,14 @@ public class IdempotentProperties {
 
 	public void setLease(Duration lease) {
 		this.lease = lease;
+	}
+
+	public boolean isMaskKeys() {
+		return this.maskKeys;
+	}
+
+	public void setMaskKeys(boolean maskKeys) {
+		this.maskKeys = maskKeys;
 	}
 
 	public Jdbc getJdbc() {

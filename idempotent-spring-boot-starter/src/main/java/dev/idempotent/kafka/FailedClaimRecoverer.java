@@ -1,6 +1,7 @@
 package dev.idempotent.kafka;
 
 import dev.idempotent.claim.FailureRecorder;
+import dev.idempotent.key.KeyMasker;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,14 +28,27 @@ public final class FailedClaimRecoverer implements ConsumerRecordRecoverer {
 
 	private final FailureRecorder recorder;
 
+	private final KeyMasker masker;
+
 	/**
-	 * Create a recoverer.
+	 * Create a recoverer that masks keys in its log lines.
 	 * @param delegate the recoverer that disposes of the record, e.g. publishes it to the dead-letter topic
 	 * @param recorder writes the FAILED row
 	 */
 	public FailedClaimRecoverer(ConsumerRecordRecoverer delegate, FailureRecorder recorder) {
+		this(delegate, recorder, KeyMasker.MASKED);
+	}
+
+	/**
+	 * Create a recoverer.
+	 * @param delegate the recoverer that disposes of the record, e.g. publishes it to the dead-letter topic
+	 * @param recorder writes the FAILED row
+	 * @param masker renders keys in log lines
+	 */
+	public FailedClaimRecoverer(ConsumerRecordRecoverer delegate, FailureRecorder recorder, KeyMasker masker) {
 		this.delegate = delegate;
 		this.recorder = recorder;
+		this.masker = masker;
 	}
 
 	/**
@@ -60,7 +74,7 @@ public final class FailedClaimRecoverer implements ConsumerRecordRecoverer {
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Dead-lettered scope={} key={} but could not mark it FAILED; a replay will claim it afresh",
-					failure.request().scope(), failure.request().key(), ex);
+					failure.request().scope(), this.masker.mask(failure.request().key()), ex);
 		}
 	}
 

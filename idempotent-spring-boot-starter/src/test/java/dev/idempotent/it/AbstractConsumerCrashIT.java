@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
+import dev.idempotent.key.KeyMasker;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +48,7 @@ abstract class AbstractConsumerCrashIT {
 				.as("the offset of the victim (5) was not committed")
 				.isLessThanOrEqualTo(5);
 			try (ChildConsumer second = restartAndDrain(kafka, AFTER_COMMIT, group)) {
-				second.awaitLine("Idempotent hit: scope=" + group + " key=" + victim + " ");
+				second.awaitLine("Idempotent hit: scope=" + group + " key=" + KeyMasker.MASKED.mask(victim) + " ");
 			}
 		}
 		assertEachKeyCreditedOnce(group, keys);

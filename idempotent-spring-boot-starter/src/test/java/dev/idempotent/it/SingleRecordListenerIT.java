@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import ch.qos.logback.classic.Level;
+import dev.idempotent.key.KeyMasker;
 import dev.idempotent.claim.HitLog;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
@@ -109,7 +110,7 @@ class SingleRecordListenerIT {
 
 			assertThat(this.ledger.rows(LEDGER_GROUP, "order-3x")).isOne();
 			assertThat(count(LEDGER_GROUP, MicrometerClaimListener.CLAIMED) - claimsBefore).isOne();
-			assertThat(this.hitLog.messages(Level.INFO)).filteredOn((m) -> m.contains("key=order-3x"))
+			assertThat(this.hitLog.messages(Level.INFO)).filteredOn((m) -> m.contains("key=" + KeyMasker.MASKED.mask("order-3x") + " "))
 				.hasSize(2)
 				.allSatisfy((m) -> assertThat(m).contains("scope=" + LEDGER_GROUP)
 					.contains("source=" + PAYMENTS + "-")
