@@ -105,7 +105,8 @@ public class JdbcClaimStore implements ClaimStore {
 	 * <ul>
 	 * <li>PostgreSQL: one multi-row {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} reports the new keys.</li>
 	 * <li>MySQL, MariaDB, H2, where a duplicate fails the whole statement: a plain read first finds the keys this
-	 * transaction can already see; those that SUCCEEDED are hits (a committed SUCCEEDED row is final). The
+	 * transaction can already see (skipped under READ UNCOMMITTED, where it could see uncommitted claims); those
+	 * that SUCCEEDED are hits (a committed SUCCEEDED row is final). The
 	 * others are inserted by one multi-row INSERT, whose own result decides: if it fails as a duplicate (a key
 	 * committed since the read, or held by a concurrent claim that then committed), the statement has inserted
 	 * nothing and each half of its keys is claimed the same way, down to single keys.</li>
@@ -149,7 +150,9 @@ public class JdbcClaimStore implements ClaimStore {
 
 	private Map<ClaimRequest, ClaimResult> claimChunk(Connection connection, List<ClaimRequest> chunk,
 			LocalDateTime now) throws SQLException {
-		Map<String, ClaimResult.Hit> visible = readVisible(connection, chunk);
+		// under READ UNCOMMITTED the read could see another transaction's claim that will still roll back
+		Map<String, ClaimResult.Hit> visible = (connection.getTransactionIsolation() == Connection.TRANSACTION_READ_UNCOMMITTED)
+				? Map.of() : readVisible(connection, chunk);
 		Map<ClaimRequest, ClaimResult> results = new HashMap<>();
 		List<ClaimRequest> absent = new ArrayList<>();
 		for (ClaimRequest request : chunk) {

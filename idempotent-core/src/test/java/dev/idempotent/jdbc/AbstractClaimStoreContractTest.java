@@ -548,8 +548,12 @@ public abstract class AbstractClaimStoreContractTest {
 			}
 		}, "batch-claim");
 		thread.start();
-		awaitLockWaits(this.jdbc, List.of(thread));
-		release.countDown();
+		try {
+			awaitLockWaits(this.jdbc, List.of(thread));
+		}
+		finally {
+			release.countDown();
+		}
 		holder.get(30, TimeUnit.SECONDS);
 
 		BatchOutcome<List<Integer>> outcome = batch.get(60, TimeUnit.SECONDS);
@@ -563,6 +567,53 @@ public abstract class AbstractClaimStoreContractTest {
 		}
 		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + this.table + " WHERE status = 1", Integer.class))
 			.as("one SUCCEEDED row per key").isEqualTo(4);
+	}
+
+	@Test
+	void aReadUncommittedBatchWaitsForAnUncommittedClaimInsteadOfCountingItAsAHit() throws Throwable {
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
+			try {
+				this.executor.execute(request("k2"), () -> {
+					holding.countDown();
+					release.await();
+					throw new IllegalStateException("holder rolls back");
+				});
+			}
+			catch (Throwable ex) {
+				assertThat(ex).hasMessage("holder rolls back");
+			}
+		});
+		assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+		TransactionTemplate readUncommitted = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		readUncommitted.setIsolationLevel(TransactionTemplate.ISOLATION_READ_UNCOMMITTED);
+		CompletableFuture<BatchOutcome<List<Integer>>> batch = new CompletableFuture<>();
+		Thread thread = new Thread(() -> {
+			try {
+				batch.complete(readUncommitted.execute((status) -> {
+					try {
+						return this.executor.executeBatch(List.of(request("k1"), request("k2")), (claimed) -> claimed);
+					}
+					catch (Throwable ex) {
+						throw new IllegalStateException(ex);
+					}
+				}));
+			}
+			catch (RuntimeException ex) {
+				batch.completeExceptionally(ex);
+			}
+		}, "read-uncommitted-batch");
+		thread.start();
+		try {
+			awaitLockWaits(this.jdbc, List.of(thread));
+		}
+		finally {
+			release.countDown();
+		}
+		holder.get(30, TimeUnit.SECONDS);
+
+		assertThat(batch.get(60, TimeUnit.SECONDS).claimed()).as("k2's holder rolled back").containsExactly(0, 1);
 	}
 
 	@Test
