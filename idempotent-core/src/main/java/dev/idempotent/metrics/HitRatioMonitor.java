@@ -3,22 +3,21 @@ package dev.idempotent.metrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Watches the hit ratio of each scope over a sliding window ({@link HitRatioWindow}, 10 buckets): a gauge
- * {@value #HIT_RATIO} (tag {@code scope}, 0 to 1, {@code NaN} with no sample in the window) when a registry is
- * given, and a WARN on {@value #LOGGER_NAME} when the ratio rises above {@code threshold} while the window holds at
+ * Watches the hit ratio of each scope over a sliding window ({@link HitRatioWindow}, 10 buckets): the ratio per
+ * scope ({@link #ratio}, shown as the gauge {@value #HIT_RATIO} by {@link HitRatioMeters}), and a WARN on {@value #LOGGER_NAME} when the ratio rises above {@code threshold} while the window holds at
  * least {@code minSamples} outcomes: an upstream is probably re-sending in bulk. The WARN is logged once per
  * crossing; an INFO follows when the ratio falls back to the threshold or below. Claims (new and reclaimed) and
  * hits are the samples; rejected keys are not.
@@ -28,9 +27,6 @@ import org.slf4j.LoggerFactory;
  * @since 0.1.0
  */
 public class HitRatioMonitor implements ClaimListener {
-
-	/** Gauge of the hit ratio per scope over the window. */
-	public static final String HIT_RATIO = "idempotent.hit.ratio";
 
 	/** The logger of hit-ratio warnings. */
 	public static final String LOGGER_NAME = "dev.idempotent.hit-ratio";
@@ -47,9 +43,9 @@ public class HitRatioMonitor implements ClaimListener {
 
 	private final Clock clock;
 
-	private final @Nullable MeterRegistry registry;
-
 	private final Map<String, Scope> scopes = new ConcurrentHashMap<>();
+
+	private final List<Consumer<String>> scopeListeners = new CopyOnWriteArrayList<>();
 
 	/**
 	 * Create a monitor.
@@ -57,11 +53,9 @@ public class HitRatioMonitor implements ClaimListener {
 	 * @param threshold the ratio above which to warn, from 0 to 1
 	 * @param minSamples the fewest outcomes in the window for a warning, 1 or more
 	 * @param clock the clock of the window, never {@code null}
-	 * @param registry where to register the gauges, or {@code null} for none
 	 * @throws IllegalArgumentException if an argument is out of range
 	 */
-	public HitRatioMonitor(Duration window, double threshold, long minSamples, Clock clock,
-			@Nullable MeterRegistry registry) {
+	public HitRatioMonitor(Duration window, double threshold, long minSamples, Clock clock) {
 		if (!(threshold >= 0 && threshold <= 1) || minSamples < 1 || window.toMillis() < BUCKETS) {
 			throw new IllegalArgumentException("The hit-ratio window must be at least " + BUCKETS + " ms, the threshold"
 					+ " from 0 to 1 and the minimum number of samples at least 1; got " + window + ", " + threshold
@@ -71,7 +65,16 @@ public class HitRatioMonitor implements ClaimListener {
 		this.threshold = threshold;
 		this.minSamples = minSamples;
 		this.clock = clock;
-		this.registry = registry;
+	}
+
+	/**
+	 * Be told of every scope this monitor watches: at once for those seen so far, then as each new one records its
+	 * first outcome (on the consumer thread: the callback must be fast and must not throw).
+	 * @param listener receives scope names, never {@code null}
+	 */
+	public synchronized void addScopeListener(Consumer<String> listener) {
+		this.scopeListeners.add(listener);
+		this.scopes.keySet().forEach(listener);
 	}
 
 	@Override
@@ -96,14 +99,15 @@ public class HitRatioMonitor implements ClaimListener {
 
 	private Scope scope(String name) {
 		Scope scope = this.scopes.get(name);
+		return (scope != null) ? scope : newScope(name);
+	}
+
+	private synchronized Scope newScope(String name) {
+		Scope scope = this.scopes.get(name);
 		if (scope == null) {
-			scope = this.scopes.computeIfAbsent(name, Scope::new);
-			if (this.registry != null) {
-				Gauge.builder(HIT_RATIO, this, (monitor) -> monitor.ratio(name))
-					.description("Share of idempotent hits among the claims of the sliding window")
-					.tag("scope", name)
-					.register(this.registry);
-			}
+			scope = new Scope(name);
+			this.scopes.put(name, scope);
+			this.scopeListeners.forEach((listener) -> listener.accept(name));
 		}
 		return scope;
 	}

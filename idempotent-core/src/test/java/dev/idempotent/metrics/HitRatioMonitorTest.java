@@ -24,8 +24,7 @@ class HitRatioMonitorTest {
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-	private final HitRatioMonitor monitor = new HitRatioMonitor(Duration.ofMinutes(1), 0.5, 10, this.clock,
-			this.registry);
+	private final HitRatioMonitor monitor = new HitRatioMonitor(Duration.ofMinutes(1), 0.5, 10, this.clock);
 
 	@Test
 	void warnsOnceWhenTheRatioRisesAboveTheThresholdWithEnoughSamplesAndInformsWhenItFallsBack() {
@@ -52,6 +51,7 @@ class HitRatioMonitorTest {
 	@Test
 	void theGaugeShowsEachScopesRatioOverTheWindow() {
 		record("orders", 1, 3);
+		new HitRatioMeters(this.monitor).bindTo(this.registry);
 		record("refunds", 2, 0);
 
 		assertThat(gauge("orders")).isEqualTo(0.25);
@@ -65,16 +65,16 @@ class HitRatioMonitorTest {
 
 	@Test
 	void rejectsSettingsOutOfRange() {
-		assertThatThrownBy(() -> new HitRatioMonitor(Duration.ofMinutes(1), 1.5, 10, this.clock, null))
+		assertThatThrownBy(() -> new HitRatioMonitor(Duration.ofMinutes(1), 1.5, 10, this.clock))
 			.isInstanceOf(IllegalArgumentException.class);
-		assertThatThrownBy(() -> new HitRatioMonitor(Duration.ofMinutes(1), 0.5, 0, this.clock, null))
+		assertThatThrownBy(() -> new HitRatioMonitor(Duration.ofMinutes(1), 0.5, 0, this.clock))
 			.isInstanceOf(IllegalArgumentException.class);
-		assertThatThrownBy(() -> new HitRatioMonitor(Duration.ofMillis(5), 0.5, 1, this.clock, null))
+		assertThatThrownBy(() -> new HitRatioMonitor(Duration.ofMillis(5), 0.5, 1, this.clock))
 			.isInstanceOf(IllegalArgumentException.class);
 	}
 
 	private double gauge(String scope) {
-		return this.registry.get(HitRatioMonitor.HIT_RATIO).tag("scope", scope).gauge().value();
+		return this.registry.get(HitRatioMeters.HIT_RATIO).tag("scope", scope).gauge().value();
 	}
 
 	private void record(String scope, int hits, int claims) {
