@@ -46,6 +46,8 @@ public class ClaimTableCheck {
 
 	private final JdbcTemplate jdbc;
 
+	private final JdbcTemplate sampleJdbc;
+
 	private final TableName table;
 
 	private final SqlDialect dialect;
@@ -68,7 +70,10 @@ public class ClaimTableCheck {
 	public ClaimTableCheck(DataSource dataSource, TableName table, SqlDialect dialect, Duration queryTimeout,
 			KeyMasker masker, Clock clock) {
 		this.jdbc = new JdbcTemplate(dataSource);
-		this.jdbc.setQueryTimeout((int) Math.max(1, (queryTimeout.toMillis() + 999) / 1000));
+		this.jdbc.setQueryTimeout(JdbcAudits.seconds(queryTimeout));
+		this.sampleJdbc = new JdbcTemplate(dataSource);
+		this.sampleJdbc.setQueryTimeout(JdbcAudits.seconds(queryTimeout));
+		this.sampleJdbc.setMaxRows(JdbcAudits.SAMPLE_SIZE);
 		this.table = table;
 		this.dialect = dialect;
 		this.masker = masker;
@@ -107,10 +112,7 @@ public class ClaimTableCheck {
 	}
 
 	private List<String> stuckSample(String sql, LocalDateTime utc) {
-		JdbcTemplate bounded = new JdbcTemplate(Objects.requireNonNull(this.jdbc.getDataSource()));
-		bounded.setQueryTimeout(this.jdbc.getQueryTimeout());
-		bounded.setMaxRows(JdbcAudits.SAMPLE_SIZE);
-		return bounded.query(sql, (ps) -> bindTimes(ps, utc), (rs, row) -> rs.getString(1));
+		return this.sampleJdbc.query(sql, (ps) -> bindTimes(ps, utc), (rs, row) -> rs.getString(1));
 	}
 
 	private void bindTimes(PreparedStatement ps, LocalDateTime... times) throws SQLException {

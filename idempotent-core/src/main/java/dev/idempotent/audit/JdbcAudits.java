@@ -47,6 +47,8 @@ public class JdbcAudits implements Audits {
 
 	private final JdbcTemplate jdbc;
 
+	private final JdbcTemplate sampleJdbc;
+
 	private final Clock clock;
 
 	private final KeyMasker masker;
@@ -72,7 +74,11 @@ public class JdbcAudits implements Audits {
 		}
 		this.definitions = Map.copyOf(byName);
 		this.jdbc = new JdbcTemplate(dataSource);
-		this.jdbc.setQueryTimeout((int) Math.max(1, (queryTimeout.toMillis() + 999) / 1000));
+		this.jdbc.setQueryTimeout(seconds(queryTimeout));
+		this.sampleJdbc = new JdbcTemplate(dataSource);
+		this.sampleJdbc.setQueryTimeout(seconds(queryTimeout));
+		this.sampleJdbc.setMaxRows(SAMPLE_SIZE);
+		this.sampleJdbc.setFetchSize(SAMPLE_SIZE);
 		this.clock = clock;
 		this.masker = masker;
 	}
@@ -118,11 +124,12 @@ public class JdbcAudits implements Audits {
 	}
 
 	private List<String> sample(AuditDefinition definition, String duplicated) {
-		JdbcTemplate bounded = new JdbcTemplate(Objects.requireNonNull(this.jdbc.getDataSource()));
-		bounded.setQueryTimeout(this.jdbc.getQueryTimeout());
-		bounded.setMaxRows(SAMPLE_SIZE);
-		bounded.setFetchSize(SAMPLE_SIZE);
-		return bounded.queryForList(duplicated + " ORDER BY " + definition.keyColumn(), String.class);
+		return this.sampleJdbc.queryForList(duplicated + " ORDER BY " + definition.keyColumn(), String.class);
+	}
+
+	/** A query timeout in whole seconds, rounded up, at least 1 (JDBC's unit). */
+	static int seconds(Duration timeout) {
+		return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (timeout.toMillis() + 999) / 1000));
 	}
 
 	private static String duplicatedKeysQuery(AuditDefinition definition) {

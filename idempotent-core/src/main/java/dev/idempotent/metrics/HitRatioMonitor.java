@@ -152,7 +152,7 @@ public class HitRatioMonitor implements ClaimListener {
 		}
 
 		private static String percent(double ratio) {
-			return String.format(Locale.ROOT, "%.1f", ratio * 100);
+			return String.format(Locale.ROOT, "%.2f", ratio * 100);
 		}
 
 	}

@@ -35,14 +35,14 @@ class HitRatioMonitorTest {
 
 			record("orders", 1, 0);
 			assertThat(log.messages(Level.WARN)).singleElement().asString()
-				.contains("Hit ratio of scope orders is 70.0% over the last PT1M (10 claims), above 50.0%");
+				.contains("Hit ratio of scope orders is 70.00% over the last PT1M (10 claims), above 50.00%");
 			record("orders", 20, 0);
 			assertThat(log.messages(Level.WARN)).as("once per crossing").hasSize(1);
 
 			this.clock.advance(Duration.ofMinutes(2));
 			record("orders", 0, 1);
 			assertThat(log.messages(Level.INFO)).singleElement().asString()
-				.contains("Hit ratio of scope orders is back to 0.0%");
+				.contains("Hit ratio of scope orders is back to 0.00%");
 			record("orders", 12, 0);
 			assertThat(log.messages(Level.WARN)).as("a new crossing").hasSize(2);
 		}
