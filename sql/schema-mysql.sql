@@ -2,7 +2,10 @@
 -- Keys and scopes compare byte for byte: utf8mb4_0900_bin is a binary, NO PAD collation, so
 -- 'Order-A' <> 'order-a', 'a' <> 'a ' and 'cafe' <> 'café'. Do not change it to a _ci or PAD SPACE collation:
 -- the unique index would then merge distinct keys and real records would be skipped as duplicates.
--- Times are UTC, written by the library. Status: 0 = PROCESSING, 1 = SUCCEEDED, 2 = FAILED.
+-- Times are UTC, written by the library.
+-- payload_fingerprint (hex SHA-256 of the payload) is written only with idempotent.fingerprint.enabled=true;
+-- tables created without it keep working while that is off. To add it: ALTER TABLE idempotent_claim ADD COLUMN
+-- payload_fingerprint VARCHAR(64) NULL; Status: 0 = PROCESSING, 1 = SUCCEEDED, 2 = FAILED.
 CREATE TABLE IF NOT EXISTS idempotent_claim (
     id               BIGINT        NOT NULL AUTO_INCREMENT,
     scope            VARCHAR(128)  CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NOT NULL,
@@ -16,6 +19,7 @@ CREATE TABLE IF NOT EXISTS idempotent_claim (
     updated_at       DATETIME(6)   NOT NULL,
     lease_until      DATETIME(6)   NULL,
     last_error       VARCHAR(1000) NULL,
+    payload_fingerprint VARCHAR(64) NULL,
     PRIMARY KEY (id),
     UNIQUE KEY uk_idempotent_claim_scope_key (scope, idempotency_key)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;

@@ -26,8 +26,21 @@ public sealed interface ClaimResult permits ClaimResult.Claimed, ClaimResult.Hit
 	 * @param status the status of the existing row as far as it could be read, or {@code null} if the row was
 	 * not visible to the current transaction's snapshot (the INSERT's duplicate signal decides, not this read)
 	 * @param firstProcessedAt when the existing row was created, or {@code null} if it could not be read
+	 * @param fingerprint the payload fingerprint stored with the existing claim, or {@code null} if it has none or
+	 * fingerprints are off
 	 */
-	record Hit(@Nullable ClaimStatus status, @Nullable Instant firstProcessedAt) implements ClaimResult {
+	record Hit(@Nullable ClaimStatus status, @Nullable Instant firstProcessedAt,
+			@Nullable String fingerprint) implements ClaimResult {
+
+		/**
+		 * Create a hit without a fingerprint.
+		 * @param status the existing row's status, or {@code null} if unknown
+		 * @param firstProcessedAt when the existing row was created, or {@code null} if unknown
+		 */
+		public Hit(@Nullable ClaimStatus status, @Nullable Instant firstProcessedAt) {
+			this(status, firstProcessedAt, null);
+		}
+
 	}
 
 }

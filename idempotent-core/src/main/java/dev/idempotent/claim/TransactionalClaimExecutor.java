@@ -2,10 +2,10 @@ package dev.idempotent.claim;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Supplier;
 
 import dev.idempotent.metrics.ClaimListener;
@@ -59,6 +59,8 @@ public class TransactionalClaimExecutor {
 
 	private volatile HitLog hitLog = HitLog.MASKED;
 
+	private volatile ConflictLog conflictLog = ConflictLog.MASKED;
+
 	/**
 	 * Create an executor.
 	 * @param store the claim store, working on the same database as {@code transactionManager}
@@ -86,6 +88,15 @@ public class TransactionalClaimExecutor {
 	 */
 	public void setHitLog(HitLog hitLog) {
 		this.hitLog = hitLog;
+	}
+
+	/**
+	 * Set the log of payload conflicts (hits whose payload fingerprint differs from the first claim's). Call before
+	 * the executor is used.
+	 * @param conflictLog the conflict log, never {@code null}; {@link ConflictLog#MASKED} by default
+	 */
+	public void setConflictLog(ConflictLog conflictLog) {
+		this.conflictLog = conflictLog;
 	}
 
 	/**
@@ -189,8 +200,7 @@ public class TransactionalClaimExecutor {
 		ClaimResult result = this.store.claim(request);
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
 		if (result instanceof ClaimResult.Hit hit) {
-			this.listener.onHit(request, hit, latency);
-			this.hitLog.log(request, hit);
+			hit(request, hit, latency);
 			return new ClaimOutcome.Skipped<>(hit);
 		}
 		boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
@@ -203,16 +213,15 @@ public class TransactionalClaimExecutor {
 			BatchWork<T> work) {
 		List<Integer> firsts = new ArrayList<>();
 		List<Integer> hits = new ArrayList<>();
-		Set<ClaimRequest> seen = new HashSet<>();
+		Map<ClaimRequest, ClaimRequest> seen = new HashMap<>();
 		for (int i = 0; i < requests.size(); i++) {
 			ClaimRequest request = requests.get(i);
-			if (seen.add(new ClaimRequest(request.scope(), request.key(), null))) {
+			ClaimRequest first = seen.putIfAbsent(new ClaimRequest(request.scope(), request.key(), null), request);
+			if (first == null) {
 				firsts.add(i);
 			}
 			else {
-				ClaimResult.Hit repeat = new ClaimResult.Hit(ClaimStatus.PROCESSING, null);
-				this.listener.onHit(request, repeat, Duration.ZERO);
-				this.hitLog.log(request, repeat);
+				hit(request, new ClaimResult.Hit(ClaimStatus.PROCESSING, null, first.fingerprint()), Duration.ZERO);
 				hits.add(i);
 			}
 		}
@@ -223,8 +232,7 @@ public class TransactionalClaimExecutor {
 		List<Integer> claimed = new ArrayList<>();
 		for (int j = 0; j < unique.size(); j++) {
 			if (results.get(j) instanceof ClaimResult.Hit hit) {
-				this.listener.onHit(unique.get(j), hit, latency);
-				this.hitLog.log(unique.get(j), hit);
+				hit(unique.get(j), hit, latency);
 				hits.add(firsts.get(j));
 			}
 			else {
@@ -238,6 +246,16 @@ public class TransactionalClaimExecutor {
 		}
 		T value = runBatch(work, List.copyOf(claimed));
 		return new BatchOutcome<>(value, List.copyOf(claimed), List.copyOf(hits));
+	}
+
+	/** Count and log a hit, and a payload conflict if the fingerprints differ. */
+	private void hit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
+		this.listener.onHit(request, hit, latency);
+		this.hitLog.log(request, hit);
+		if (request.conflictsWith(hit)) {
+			this.listener.onConflict(request, hit);
+			this.conflictLog.log(request, hit);
+		}
 	}
 
 	private static <T extends @Nullable Object> T runBatch(BatchWork<T> work, List<Integer> claimed) {

@@ -68,10 +68,25 @@ public class JdbcClaimStore implements ClaimStore {
 	 * @param clock the clock for created/updated times; its zone is ignored (times are UTC)
 	 */
 	public JdbcClaimStore(DataSource dataSource, TableName table, SqlDialect dialect, Clock clock) {
+		this(dataSource, table, dialect, clock, false);
+	}
+
+	/**
+	 * Create a store that may store payload fingerprints.
+	 * @param dataSource the business database, never {@code null}
+	 * @param table the idempotency table, never {@code null}
+	 * @param dialect the database's dialect, see {@link SqlDialect#detect}
+	 * @param clock the clock for created/updated times; its zone is ignored (times are UTC)
+	 * @param fingerprints whether claims write {@link ClaimRequest#fingerprint()} to the {@code payload_fingerprint}
+	 * column and hits read it back ({@link ClaimResult.Hit#fingerprint()}); the table must then have that column
+	 * (see {@link SchemaValidator}). Without, the column is neither written nor read and may be absent
+	 */
+	public JdbcClaimStore(DataSource dataSource, TableName table, SqlDialect dialect, Clock clock,
+			boolean fingerprints) {
 		this.jdbc = new TransactionalJdbc(dataSource, dialect, clock);
 		this.table = table;
 		this.dialect = dialect;
-		this.sql = ClaimStatements.forTable(table, dialect);
+		this.sql = ClaimStatements.forTable(table, dialect, fingerprints);
 	}
 
 	/**
@@ -212,7 +227,7 @@ public class JdbcClaimStore implements ClaimStore {
 			try (ResultSet rs = ps.executeQuery()) {
 				while (rs.next()) {
 					visible.put(rs.getString(1), new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(2)),
-							TransactionalJdbc.utc(rs.getObject(3, LocalDateTime.class))));
+							TransactionalJdbc.utc(rs.getObject(3, LocalDateTime.class)), fingerprint(rs, 4)));
 				}
 			}
 		}
@@ -236,13 +251,25 @@ public class JdbcClaimStore implements ClaimStore {
 	private void bindRows(PreparedStatement ps, List<ClaimRequest> chunk, LocalDateTime now) throws SQLException {
 		int index = 1;
 		for (ClaimRequest request : chunk) {
-			ps.setString(index, request.scope());
-			ps.setString(index + 1, request.key());
-			TransactionalJdbc.bindSource(ps, index + 2, request.source());
-			this.dialect.bindTime(ps, index + 5, now);
-			this.dialect.bindTime(ps, index + 6, now);
-			index += 7;
+			bindRow(ps, index, request, now);
+			index += this.sql.insertParameters();
 		}
+	}
+
+	/** Bind one row of a claim INSERT from parameter {@code index}: see {@link ClaimStatements#insert()}. */
+	private void bindRow(PreparedStatement ps, int index, ClaimRequest request, LocalDateTime now) throws SQLException {
+		ps.setString(index, request.scope());
+		ps.setString(index + 1, request.key());
+		TransactionalJdbc.bindSource(ps, index + 2, request.source());
+		this.dialect.bindTime(ps, index + 5, now);
+		this.dialect.bindTime(ps, index + 6, now);
+		if (this.sql.fingerprints()) {
+			ps.setString(index + 7, request.fingerprint());
+		}
+	}
+
+	private @Nullable String fingerprint(ResultSet rs, int column) throws SQLException {
+		return this.sql.fingerprints() ? rs.getString(column) : null;
 	}
 
 	private Set<ClaimRequest> insertReturning(Connection connection, List<ClaimRequest> chunk, LocalDateTime now)
@@ -338,11 +365,7 @@ public class JdbcClaimStore implements ClaimStore {
 
 	private boolean insert(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.insert())) {
-			ps.setString(1, request.scope());
-			ps.setString(2, request.key());
-			TransactionalJdbc.bindSource(ps, 3, request.source());
-			this.dialect.bindTime(ps, 6, now);
-			this.dialect.bindTime(ps, 7, now);
+			bindRow(ps, 1, request, now);
 			return ps.executeUpdate() == 1;
 		}
 		catch (SQLException ex) {
@@ -382,8 +405,12 @@ public class JdbcClaimStore implements ClaimStore {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.reclaim())) {
 			TransactionalJdbc.bindSource(ps, 1, request.source());
 			this.dialect.bindTime(ps, 4, now);
-			ps.setString(5, request.scope());
-			ps.setString(6, request.key());
+			int index = 5;
+			if (this.sql.fingerprints()) {
+				ps.setString(index++, request.fingerprint());
+			}
+			ps.setString(index, request.scope());
+			ps.setString(index + 1, request.key());
 			return ps.executeUpdate() == 1;
 		}
 	}
@@ -403,8 +430,8 @@ public class JdbcClaimStore implements ClaimStore {
 					return null;
 				}
 				LocalDateTime created = rs.getObject(2, LocalDateTime.class);
-				return new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(1)),
-						TransactionalJdbc.utc(created));
+				return new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(1)), TransactionalJdbc.utc(created),
+						fingerprint(rs, 3));
 			}
 		}
 	}

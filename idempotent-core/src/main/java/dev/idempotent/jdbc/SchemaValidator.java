@@ -16,6 +16,7 @@ import java.util.TreeSet;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.claim.PayloadFingerprint;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,6 +42,8 @@ public final class SchemaValidator {
 
 	private final int maxKeyLength;
 
+	private final boolean fingerprints;
+
 	/**
 	 * Create a validator.
 	 * @param dataSource the business database
@@ -49,10 +52,25 @@ public final class SchemaValidator {
 	 * @param maxKeyLength the configured maximum key length in characters
 	 */
 	public SchemaValidator(DataSource dataSource, TableName table, SqlDialect dialect, int maxKeyLength) {
+		this(dataSource, table, dialect, maxKeyLength, false);
+	}
+
+	/**
+	 * Create a validator that may also require the payload fingerprint column.
+	 * @param dataSource the business database
+	 * @param table the idempotency table
+	 * @param dialect the database's dialect
+	 * @param maxKeyLength the configured maximum key length in characters
+	 * @param fingerprints whether payload fingerprints are on: the {@code payload_fingerprint} column is then
+	 * required (tables created before it keep passing while they are off)
+	 */
+	public SchemaValidator(DataSource dataSource, TableName table, SqlDialect dialect, int maxKeyLength,
+			boolean fingerprints) {
 		this.dataSource = dataSource;
 		this.table = table;
 		this.dialect = dialect;
 		this.maxKeyLength = maxKeyLength;
+		this.fingerprints = fingerprints;
 	}
 
 	/**
@@ -93,6 +111,11 @@ public final class SchemaValidator {
 			if (!columns.containsKey(column)) {
 				problems.add("column " + column + " is missing");
 			}
+		}
+		if (this.fingerprints && !columns.containsKey(ClaimStatements.FINGERPRINT_COLUMN)) {
+			problems.add("column " + ClaimStatements.FINGERPRINT_COLUMN + " is missing, and payload fingerprints are on"
+					+ " (idempotent.fingerprint.enabled); add it with: ALTER TABLE " + this.table + " ADD COLUMN "
+					+ ClaimStatements.FINGERPRINT_COLUMN + " VARCHAR(" + PayloadFingerprint.LENGTH + ") NULL");
 		}
 		boolean unique = this.dialect.needsBinaryCollation() ? hasFullUniqueIndexMySql(connection, location)
 				: hasUniqueIndexOnScopeAndKey(metaData, location);

@@ -39,6 +39,16 @@ public interface ClaimListener {
 	}
 
 	/**
+	 * An idempotent hit whose payload fingerprint differs from the one stored with the key's first claim (see
+	 * {@link ClaimRequest#conflictsWith}). Called after {@link #onHit} for the same hit; the work is still skipped.
+	 * @param request the claim request, with its fingerprint
+	 * @param hit what the claim found, with the stored fingerprint
+	 * @since 0.1.0
+	 */
+	default void onConflict(ClaimRequest request, ClaimResult.Hit hit) {
+	}
+
+	/**
 	 * A delivery was rejected before any claim because its key is bad input.
 	 * @param scope the scope the key would have been claimed in
 	 * @param error why the key was rejected

@@ -47,6 +47,11 @@ public final class CompositeClaimListener implements ClaimListener {
 	}
 
 	@Override
+	public void onConflict(ClaimRequest request, ClaimResult.Hit hit) {
+		this.delegates.forEach((listener) -> listener.onConflict(request, hit));
+	}
+
+	@Override
 	public void onRejected(String scope, InvalidIdempotencyKeyException error) {
 		this.delegates.forEach((listener) -> listener.onRejected(scope, error));
 	}

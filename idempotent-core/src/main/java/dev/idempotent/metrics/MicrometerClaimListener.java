@@ -17,6 +17,8 @@ import io.micrometer.core.instrument.Timer;
  * {@code hit / (claimed + reclaimed + hit)}; a sudden rise means an upstream is re-sending in bulk.</li>
  * <li>{@value #CLAIM_DURATION} (timer), tags {@code outcome} and {@code scope}: the time of the claim itself
  * (the INSERT and, on a duplicate, the read of the existing row), not of the work.</li>
+ * <li>{@value #CONFLICTS} (counter), tag {@code scope}: hits whose payload fingerprint differs from the first
+ * claim's (only with payload fingerprints on).</li>
  * </ul>
  * Thread-safe.
  *
@@ -29,6 +31,9 @@ public class MicrometerClaimListener implements ClaimListener {
 
 	/** Timer of the claim statement(s). */
 	public static final String CLAIM_DURATION = "idempotent.claim.duration";
+
+	/** Counter of hits whose payload differs from the first claim's. */
+	public static final String CONFLICTS = "idempotent.conflicts";
 
 	/** Outcome tag value: a new row was claimed. */
 	public static final String CLAIMED = "claimed";
@@ -60,6 +65,15 @@ public class MicrometerClaimListener implements ClaimListener {
 	@Override
 	public void onHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
 		record(request.scope(), HIT, latency);
+	}
+
+	@Override
+	public void onConflict(ClaimRequest request, ClaimResult.Hit hit) {
+		Counter.builder(CONFLICTS)
+			.description("Idempotent hits whose payload differs from the first claim's")
+			.tag("scope", request.scope())
+			.register(this.registry)
+			.increment();
 	}
 
 	@Override

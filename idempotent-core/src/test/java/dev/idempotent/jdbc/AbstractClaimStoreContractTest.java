@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
+import ch.qos.logback.classic.Level;
 import dev.idempotent.claim.BatchOutcome;
 import dev.idempotent.claim.ClaimInProgressException;
 import dev.idempotent.claim.ClaimOutcome;
@@ -26,15 +27,18 @@ import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStatus;
 import dev.idempotent.claim.ClaimStore;
+import dev.idempotent.claim.ConflictLog;
 import dev.idempotent.claim.DeliverySource;
 import dev.idempotent.claim.FailureRecorder;
 import dev.idempotent.claim.IdempotencyContext;
 import dev.idempotent.claim.LeaseResult;
 import dev.idempotent.claim.LeasedClaimExecutor;
+import dev.idempotent.claim.PayloadFingerprint;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.claim.TransientClaimException;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.key.KeyValidator;
+import dev.idempotent.testsupport.LogRecorder;
 import dev.idempotent.testsupport.RecordingClaimListener;
 import dev.idempotent.testsupport.TestDatabases;
 import org.junit.jupiter.api.AfterEach;
@@ -759,6 +763,109 @@ public abstract class AbstractClaimStoreContractTest {
 		finally {
 			TestDatabases.drop(this.dataSource, weak.value());
 		}
+	}
+
+	@Test
+	void aHitWhosePayloadDiffersFromTheFirstIsAConflictAndStillSkipped() throws Throwable {
+		TransactionalClaimExecutor fingerprinting = fingerprintingExecutor();
+		AtomicInteger runs = new AtomicInteger();
+		try (LogRecorder conflicts = LogRecorder.of(ConflictLog.LOGGER_NAME)) {
+			fingerprinting.execute(request("order-1001", "amount=10"), runs::incrementAndGet);
+			ClaimOutcome<Integer> same = fingerprinting.execute(request("order-1001", "amount=10"), runs::incrementAndGet);
+			ClaimOutcome<Integer> other = fingerprinting.execute(request("order-1001", "amount=99"), runs::incrementAndGet);
+
+			assertThat(same).isInstanceOf(ClaimOutcome.Skipped.class);
+			assertThat(other).isInstanceOfSatisfying(ClaimOutcome.Skipped.class, (skipped) -> assertThat(
+					skipped.hit().fingerprint()).isEqualTo(PayloadFingerprint.of("amount=10")));
+			assertThat(runs).hasValue(1);
+			assertThat(this.listener.hits).hasValue(2);
+			assertThat(this.listener.conflicts).hasValue(1);
+			assertThat(conflicts.messages(Level.WARN)).singleElement().asString()
+				.contains("scope=ledger", "key=or******01#", "source=orders-2@42",
+						"payload=" + PayloadFingerprint.of("amount=99").substring(0, 12) + "...",
+						"first_payload=" + PayloadFingerprint.of("amount=10").substring(0, 12) + "...")
+				.doesNotContain("order-1001");
+		}
+		assertThat(this.jdbc.queryForObject("SELECT payload_fingerprint FROM " + this.table, String.class))
+			.isEqualTo(PayloadFingerprint.of("amount=10"));
+	}
+
+	@Test
+	void batchHitsReadTheStoredFingerprintBackAndRepeatsCompareWithTheirFirst() throws Throwable {
+		TransactionalClaimExecutor fingerprinting = fingerprintingExecutor();
+		fingerprinting.execute(request("b", "v1"), () -> null);
+
+		BatchOutcome<Integer> outcome = fingerprinting.executeBatch(List.of(request("a", "v1"), request("b", "v2"),
+				request("a", "v3"), request("c", "v1"), request("b", "v2")), List::size);
+
+		assertThat(outcome).isEqualTo(new BatchOutcome<>(2, List.of(0, 3), List.of(1, 2, 4)));
+		assertThat(this.listener.hits).hasValue(3);
+		assertThat(this.listener.conflicts).as("b with v2 (stored: v1), the repeat of a with v3 (first: v1); not the repeat of b with v2 (first: v2)")
+			.hasValue(2);
+		assertThat(this.jdbc.queryForList("SELECT payload_fingerprint FROM " + this.table
+				+ " ORDER BY idempotency_key", String.class)).containsExactly(PayloadFingerprint.of("v1"),
+						PayloadFingerprint.of("v1"), PayloadFingerprint.of("v1"));
+	}
+
+	@Test
+	void aReclaimedRowTakesTheFingerprintOfTheReplayedPayload() throws Throwable {
+		TransactionalClaimExecutor fingerprinting = fingerprintingExecutor();
+		new FailureRecorder(fingerprintingStore(), new DataSourceTransactionManager(this.dataSource))
+			.record(request("f", "old"), 3, new IllegalStateException("boom"));
+
+		assertThat(fingerprinting.execute(request("f", "fixed"), () -> "ok")).isEqualTo(new ClaimOutcome.Processed<>("ok", true));
+		fingerprinting.execute(request("f", "fixed"), () -> "again");
+
+		assertThat(this.listener.conflicts).hasValue(0);
+		assertThat(this.jdbc.queryForObject("SELECT payload_fingerprint FROM " + this.table, String.class))
+			.isEqualTo(PayloadFingerprint.of("fixed"));
+	}
+
+	@Test
+	void aTableWithoutTheFingerprintColumnWorksWithFingerprintsOffAndIsRefusedWithThemOn() throws Throwable {
+		TableName old = new TableName(this.table.value() + "_old");
+		String ddl = new SchemaInitializer(this.dataSource, old, expectedDialect()).ddl()
+			.replaceAll("(?m)^--.*$", "")
+			.replaceAll("(?m)^\\s*payload_fingerprint .*$", "");
+		try {
+			this.jdbc.execute(ddl);
+			DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(this.dataSource);
+			TransactionalClaimExecutor plain = new TransactionalClaimExecutor(
+					new JdbcClaimStore(this.dataSource, old, expectedDialect(), Clock.systemUTC()), transactionManager,
+					this.listener, 5);
+			plain.execute(request("order-1", "v1"), () -> null);
+			plain.executeBatch(List.of(request("order-1", "v2"), request("order-2", "v1")), List::size);
+			assertThat(this.listener.claimed).hasValue(2);
+			assertThat(this.listener.hits).hasValue(1);
+			assertThat(new SchemaValidator(this.dataSource, old, expectedDialect(), KeyValidator.DEFAULT_MAX_LENGTH, false)
+				.problems()).isEmpty();
+
+			SchemaValidator fingerprinting = new SchemaValidator(this.dataSource, old, expectedDialect(),
+					KeyValidator.DEFAULT_MAX_LENGTH, true);
+			String alter = "ALTER TABLE " + old + " ADD COLUMN payload_fingerprint VARCHAR(64) NULL";
+			assertThatThrownBy(fingerprinting::validate).isInstanceOf(SchemaValidator.InvalidSchemaException.class)
+				.hasMessageContaining("column payload_fingerprint is missing")
+				.hasMessageContaining(alter);
+			this.jdbc.execute(alter);
+			assertThat(fingerprinting.problems()).isEmpty();
+		}
+		finally {
+			TestDatabases.drop(this.dataSource, old.value());
+		}
+	}
+
+	private JdbcClaimStore fingerprintingStore() {
+		return new JdbcClaimStore(this.dataSource, this.table, expectedDialect(),
+				Clock.fixed(FIXED_NOW, ZoneId.of("Asia/Tokyo")), true);
+	}
+
+	private TransactionalClaimExecutor fingerprintingExecutor() {
+		return new TransactionalClaimExecutor(fingerprintingStore(), new DataSourceTransactionManager(this.dataSource),
+				this.listener, 5);
+	}
+
+	protected ClaimRequest request(String key, String payload) {
+		return new ClaimRequest("ledger", key, new DeliverySource("orders", 2, 42), PayloadFingerprint.of(payload));
 	}
 
 	/** The size of the key column in the shipped DDL, in the unit the database counts. */

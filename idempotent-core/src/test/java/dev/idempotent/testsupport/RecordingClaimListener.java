@@ -19,6 +19,8 @@ public final class RecordingClaimListener implements ClaimListener {
 
 	public final AtomicInteger rejected = new AtomicInteger();
 
+	public final AtomicInteger conflicts = new AtomicInteger();
+
 	@Override
 	public void onClaimed(ClaimRequest request, boolean reclaim, Duration latency) {
 		(reclaim ? this.reclaimed : this.claimed).incrementAndGet();
@@ -27,6 +29,11 @@ public final class RecordingClaimListener implements ClaimListener {
 	@Override
 	public void onHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
 		this.hits.incrementAndGet();
+	}
+
+	@Override
+	public void onConflict(ClaimRequest request, ClaimResult.Hit hit) {
+		this.conflicts.incrementAndGet();
 	}
 
 	@Override

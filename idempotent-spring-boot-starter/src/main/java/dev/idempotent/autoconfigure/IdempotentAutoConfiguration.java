@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import dev.idempotent.claim.ClaimStore;
+import dev.idempotent.claim.ConflictLog;
 import dev.idempotent.claim.FailureRecorder;
 import dev.idempotent.claim.IdempotentTemplate;
 import dev.idempotent.claim.HitLog;
@@ -75,7 +76,7 @@ import org.springframework.util.function.SingletonSupplier;
 		KafkaAutoConfiguration.class })
 @ConditionalOnClass({ EnableKafka.class, JdbcTemplate.class })
 @ConditionalOnBean(DataSource.class)
-@EnableConfigurationProperties(IdempotentProperties.class)
+@EnableConfigurationProperties({ IdempotentProperties.class, IdempotentForensicsProperties.class })
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public class IdempotentAutoConfiguration {
 
@@ -99,15 +100,18 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	IdempotentSchemaValidation idempotentSchemaValidation(DataSource dataSource, SqlDialect dialect,
-			IdempotentProperties properties) {
-		return new IdempotentSchemaValidation(new SchemaValidator(dataSource, table(properties),
-				dialect, properties.getMaxKeyLength()), properties.getJdbc().getSchemaValidation());
+			IdempotentProperties properties, IdempotentForensicsProperties forensics) {
+		return new IdempotentSchemaValidation(new SchemaValidator(dataSource, table(properties), dialect,
+				properties.getMaxKeyLength(), forensics.getFingerprint().isEnabled()),
+				properties.getJdbc().getSchemaValidation());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(ClaimStore.class)
-	JdbcClaimStore idempotentClaimStore(DataSource dataSource, SqlDialect dialect, IdempotentProperties properties) {
-		return new JdbcClaimStore(dataSource, table(properties), dialect, Clock.systemUTC());
+	JdbcClaimStore idempotentClaimStore(DataSource dataSource, SqlDialect dialect, IdempotentProperties properties,
+			IdempotentForensicsProperties forensics) {
+		return new JdbcClaimStore(dataSource, table(properties), dialect, Clock.systemUTC(),
+				forensics.getFingerprint().isEnabled());
 	}
 
 	@Bean
@@ -118,6 +122,7 @@ public class IdempotentAutoConfiguration {
 		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(claimStore,
 				uniqueTransactionManager(transactionManager), claimListener(listeners), properties.getMaxTransientRetries());
 		executor.setHitLog(new HitLog(KeyMasker.of(properties.isMaskKeys())));
+		executor.setConflictLog(new ConflictLog(KeyMasker.of(properties.isMaskKeys())));
 		return executor;
 	}
 
@@ -151,9 +156,12 @@ public class IdempotentAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ListenerMethods idempotentListenerMethods(IdempotentProperties properties, ConfigurableBeanFactory beanFactory) {
-		return new ListenerMethods(properties.getKeyHeader(), new KeyValidator(properties.getMaxKeyLength()),
-				beanFactory::resolveEmbeddedValue, properties.getLease());
+	ListenerMethods idempotentListenerMethods(IdempotentProperties properties, IdempotentForensicsProperties forensics,
+			ConfigurableBeanFactory beanFactory) {
+		ListenerMethods methods = new ListenerMethods(properties.getKeyHeader(),
+				new KeyValidator(properties.getMaxKeyLength()), beanFactory::resolveEmbeddedValue, properties.getLease());
+		methods.setFingerprints(forensics.getFingerprint().isEnabled());
+		return methods;
 	}
 
 	@Bean

@@ -6,6 +6,7 @@ import java.time.Duration;
 import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.claim.PayloadFingerprint;
 import dev.idempotent.key.KeyValidator;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -39,8 +40,10 @@ final class ListenerMethod {
 
 	private final Duration lease;
 
+	private final boolean fingerprints;
+
 	private ListenerMethod(Method method, KeySource keySource, String prefix, @Nullable String scope,
-			KeyValidator validator, KafkaEndpoint endpoint, ClaimMode mode, Duration lease) {
+			KeyValidator validator, KafkaEndpoint endpoint, ClaimMode mode, Duration lease, boolean fingerprints) {
 		this.method = method;
 		this.keySource = keySource;
 		this.prefix = prefix;
@@ -49,6 +52,7 @@ final class ListenerMethod {
 		this.endpoint = endpoint;
 		this.mode = mode;
 		this.lease = lease;
+		this.fingerprints = fingerprints;
 	}
 
 	/**
@@ -60,14 +64,17 @@ final class ListenerMethod {
 	 * @param validator the key rules
 	 * @param endpoint the method's Kafka listener
 	 * @param lease the lease of a LEASED claim
+	 * @param fingerprints whether claims carry the fingerprint of the record's value
 	 * @throws IllegalArgumentException if the key expression does not parse
 	 */
 	static ListenerMethod of(Method method, IdempotentListener annotation, String resolvedScope,
-			String defaultKeyHeader, KeyValidator validator, KafkaEndpoint endpoint, Duration lease) {
+			String defaultKeyHeader, KeyValidator validator, KafkaEndpoint endpoint, Duration lease,
+			boolean fingerprints) {
 		KeySource source = StringUtils.hasText(annotation.key()) ? ExpressionKeySource.of(annotation.key(), method)
 				: new HeaderKeySource(defaultKeyHeader);
 		return new ListenerMethod(method, source, annotation.prefix(),
-				StringUtils.hasText(resolvedScope) ? resolvedScope : null, validator, endpoint, annotation.mode(), lease);
+				StringUtils.hasText(resolvedScope) ? resolvedScope : null, validator, endpoint, annotation.mode(), lease,
+				fingerprints);
 	}
 
 	/**
@@ -129,7 +136,8 @@ final class ListenerMethod {
 	ClaimRequest request(String scope, ConsumerRecord<?, ?> record, @Nullable Object[] arguments) {
 		Object raw = this.keySource.rawKey(record, arguments);
 		String key = this.validator.validate(raw, this.prefix, this.keySource.description());
-		return new ClaimRequest(scope, key, new DeliverySource(record.topic(), record.partition(), record.offset()));
+		return new ClaimRequest(scope, key, new DeliverySource(record.topic(), record.partition(), record.offset()),
+				this.fingerprints ? PayloadFingerprint.of(record.value()) : null);
 	}
 
 	@Override

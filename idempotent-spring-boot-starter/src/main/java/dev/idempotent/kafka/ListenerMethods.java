@@ -34,6 +34,8 @@ public final class ListenerMethods {
 
 	private final Duration defaultLease;
 
+	private volatile boolean fingerprints;
+
 	/**
 	 * Create a resolver.
 	 * @param defaultKeyHeader the header that holds the key when a listener has no key expression
@@ -47,6 +49,16 @@ public final class ListenerMethods {
 		this.validator = validator;
 		this.placeholders = placeholders;
 		this.defaultLease = defaultLease;
+	}
+
+	/**
+	 * Set whether claims carry the fingerprint of the record's value ({@link dev.idempotent.claim.PayloadFingerprint}
+	 * of {@code ConsumerRecord.value()}), so that a hit with a different payload is reported as a conflict. Call
+	 * before the first delivery.
+	 * @param fingerprints whether to fingerprint payloads; off by default
+	 */
+	public void setFingerprints(boolean fingerprints) {
+		this.fingerprints = fingerprints;
 	}
 
 	/**
@@ -89,7 +101,7 @@ public final class ListenerMethods {
 					+ " is a batch listener in LEASED mode; LEASED claims are per record: use a single-record listener");
 		}
 		return ListenerMethod.of(method, annotation, scope, this.defaultKeyHeader, this.validator, endpoint,
-				lease(method, annotation));
+				lease(method, annotation), this.fingerprints);
 	}
 
 	/**

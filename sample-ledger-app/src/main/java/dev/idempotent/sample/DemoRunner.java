@@ -4,6 +4,10 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.ThreadLocalRandom;
 
+import dev.idempotent.audit.AuditResult;
+import dev.idempotent.audit.Audits;
+import dev.idempotent.autoconfigure.IdempotentProperties;
+import dev.idempotent.key.KeyMasker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +24,9 @@ import org.springframework.stereotype.Component;
 @Component
 public class DemoRunner implements ApplicationRunner {
 
+	/** The name of the declared ledger audit, see {@code application.yml}. */
+	static final String LEDGER_AUDIT = "ledger";
+
 	private static final Logger logger = LoggerFactory.getLogger(DemoRunner.class);
 
 	private final LedgerProperties properties;
@@ -32,13 +39,19 @@ public class DemoRunner implements ApplicationRunner {
 
 	private final Reconciliation reconciliation;
 
+	private final Audits audits;
+
+	private final KeyMasker masker;
+
 	DemoRunner(LedgerProperties properties, DemoStream stream, PaymentListener listener, ConsumerProgress progress,
-			Reconciliation reconciliation) {
+			Reconciliation reconciliation, Audits audits, IdempotentProperties idempotent) {
 		this.properties = properties;
 		this.stream = stream;
 		this.listener = listener;
 		this.progress = progress;
 		this.reconciliation = reconciliation;
+		this.audits = audits;
+		this.masker = KeyMasker.of(idempotent.isMaskKeys());
 	}
 
 	@Override
@@ -69,6 +82,9 @@ public class DemoRunner implements ApplicationRunner {
 		System.out.printf("RECONCILIATION events=%d deliveries=%d hits=%d ledger_rows=%d double_credits=%d missing=%d%n",
 				published.events(), deliveries, this.progress.hits(), this.reconciliation.ledgerRows(runId),
 				doubleCredits, missing);
+		AuditResult audit = this.audits.run(LEDGER_AUDIT);
+		System.out.printf("AUDIT %s duplicates=%d sample=%s took=%dms%n", audit.name(), audit.duplicatedKeys(),
+				audit.sampleKeys().stream().map(this.masker::mask).toList(), audit.took().toMillis());
 		if (doubleCredits != 0 || missing != 0) {
 			throw new IllegalStateException("Reconciliation failed: double_credits=" + doubleCredits + " missing="
 					+ missing);

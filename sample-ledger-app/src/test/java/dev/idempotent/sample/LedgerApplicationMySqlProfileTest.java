@@ -37,6 +37,7 @@ class LedgerApplicationMySqlProfileTest {
 		Matcher line = Pattern.compile("RECONCILIATION events=400 deliveries=\\d+ hits=\\d+ ledger_rows=400"
 				+ " double_credits=0 missing=0").matcher(output.getOut());
 		assertThat(line.find()).as("reconciliation line in:%n%s", output.getOut()).isTrue();
+		assertThat(output.getOut()).containsPattern("(?m)^AUDIT ledger duplicates=\\d+ sample=\\[.*\\] took=\\d+ms$");
 		try (Connection connection = this.dataSource.getConnection()) {
 			assertThat(connection.getMetaData().getURL()).startsWith("jdbc:mysql://");
 		}

@@ -36,6 +36,9 @@ class LedgerApplicationTest {
 		assertThat(Long.parseLong(line.group(4))).as("ledger_rows").isEqualTo(events);
 		assertThat(line.group(5)).as("double_credits").isEqualTo("0");
 		assertThat(line.group(6)).as("missing").isEqualTo("0");
+		assertThat(output.getOut()).as("the declared ledger audit, over the whole table").containsPattern(
+				"(?m)^AUDIT ledger duplicates=0 sample=\\[\\] took=\\d+ms$");
+		assertThat(line.start()).isLessThan(output.getOut().indexOf("AUDIT ledger"));
 	}
 
 }
