@@ -78,6 +78,13 @@ public final class KafkaTestSupport implements AutoCloseable {
 		this.producer.send(record).get(30, TimeUnit.SECONDS);
 	}
 
+	/** Send a record with the idempotency key header and a given timestamp, and wait for its ack. */
+	public void send(String topic, String key, String payload, java.time.Instant timestamp) throws Exception {
+		ProducerRecord<String, String> record = new ProducerRecord<>(topic, null, timestamp.toEpochMilli(), key, payload);
+		record.headers().add(IdempotencyHeaders.KEY, key.getBytes(StandardCharsets.UTF_8));
+		this.producer.send(record).get(30, TimeUnit.SECONDS);
+	}
+
 	/** Send many records without waiting for each, then flush. */
 	public void sendAll(String topic, List<String> keys) {
 		for (String key : keys) {
