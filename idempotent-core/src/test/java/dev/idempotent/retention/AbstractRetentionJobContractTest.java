@@ -18,16 +18,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.claim.ClaimStatus;
 import dev.idempotent.claim.LeaseResult;
+import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.JdbcLeasedClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
 import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
+import dev.idempotent.metrics.ClaimListener;
 import dev.idempotent.testsupport.TestDatabases;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -229,6 +233,53 @@ abstract class AbstractRetentionJobContractTest {
 	}
 
 	@Test
+	void claimsOfOldKeysRacingTheJobAreHitsOnSucceededRowsOrProcessedNeverSkippedAsFailed() throws Exception {
+		int keys = 300;
+		claimAll("done-", keys, OLD);
+		for (int i = 0; i < keys; i++) {
+			markFailed("failed-" + i, OLD);
+		}
+		TransactionalClaimExecutor claims = new TransactionalClaimExecutor(storeAt(NOW),
+				new DataSourceTransactionManager(this.dataSource), ClaimListener.NO_OP, 20);
+		JdbcRetentionJob job = new JdbcRetentionJob(this.dataSource, this.table, this.archive, this.dialect,
+				new RetentionPolicy(PERIOD, RetentionMode.ARCHIVE, true, 5), clock(), this.listener);
+		ExecutorService pool = Executors.newFixedThreadPool(3);
+		try {
+			Future<Integer> removal = pool.submit(job::run);
+			List<Future<List<String>>> claimers = new ArrayList<>();
+			for (String prefix : List.of("done-", "failed-")) {
+				claimers.add(pool.submit(() -> {
+					List<String> wrong = new ArrayList<>();
+					for (int i = 0; i < keys; i++) {
+						ClaimOutcome<String> outcome = claim(claims, request(prefix + i));
+						boolean right = (outcome instanceof ClaimOutcome.Processed)
+								|| (prefix.equals("done-") && outcome instanceof ClaimOutcome.Skipped<String> skipped
+										&& skipped.hit().status() == ClaimStatus.SUCCEEDED);
+						if (!right) {
+							wrong.add(prefix + i + "=" + outcome);
+						}
+					}
+					return wrong;
+				}));
+			}
+			for (Future<List<String>> claimer : claimers) {
+				assertThat(claimer.get(120, TimeUnit.SECONDS)).as("a FAILED key is never skipped").isEmpty();
+			}
+			int removed = removal.get(120, TimeUnit.SECONDS);
+			assertThat(removed).isEqualTo(count(this.archive));
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + this.table + " WHERE status = 2", Integer.class))
+			.as("every FAILED key was claimed again or archived").isZero();
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + this.archive + " WHERE idempotency_key IN (SELECT"
+				+ " idempotency_key FROM " + this.table + " WHERE updated_at < ?) ", Integer.class,
+				java.time.LocalDateTime.ofInstant(NOW, java.time.ZoneOffset.UTC)))
+			.as("no row both archived and still old in the table").isZero();
+	}
+
+	@Test
 	void theStartupCheckReportsAMissingArchiveTable() {
 		SchemaValidator validator = new SchemaValidator(this.dataSource, this.table, this.dialect, 128);
 		assertThat(validator.withArchive(this.archive).problems()).isEmpty();
@@ -238,6 +289,15 @@ abstract class AbstractRetentionJobContractTest {
 				+ " does not exist: idempotent.retention.mode=archive moves rows older than the retention period there"
 				+ " (create it from sql/schema-" + this.dialect.id() + "-archive.sql, or set"
 				+ " idempotent.retention.archive-table-name)");
+	}
+
+	static ClaimOutcome<String> claim(TransactionalClaimExecutor claims, ClaimRequest request) {
+		try {
+			return claims.execute(request, () -> "ran");
+		}
+		catch (Throwable ex) {
+			throw new IllegalStateException("The claim of " + request.key() + " failed", ex);
+		}
 	}
 
 	JdbcRetentionJob job(RetentionMode mode, boolean includeFailed, int batchSize) {
