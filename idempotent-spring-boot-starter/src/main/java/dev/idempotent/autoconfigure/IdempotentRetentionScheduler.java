@@ -51,8 +51,9 @@ public class IdempotentRetentionScheduler implements SmartLifecycle {
 
 	@Override
 	public void start() {
-		ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
-				new CustomizableThreadFactory("idempotent-retention-"));
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("idempotent-retention-");
+		threads.setDaemon(true);
+		ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, threads);
 		executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 		executor.scheduleWithFixedDelay(this::runOnce, this.initialDelay.toMillis(), this.interval.toMillis(),
 				TimeUnit.MILLISECONDS);

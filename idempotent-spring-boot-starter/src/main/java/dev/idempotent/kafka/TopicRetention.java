@@ -9,7 +9,6 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.config.TopicConfig;
-import org.jspecify.annotations.Nullable;
 
 /**
  * How long a topic keeps its records, as read from the broker: its {@code retention.ms} and
@@ -68,8 +67,7 @@ public record TopicRetention(String topic, long retentionMs, String cleanupPolic
 
 	private static String value(Config config, String name, String fallback) {
 		ConfigEntry entry = config.get(name);
-		@Nullable String value = (entry != null) ? entry.value() : null;
-		return (value != null) ? value : fallback;
+		return (entry != null && entry.value() != null) ? entry.value() : fallback;
 	}
 
 }
