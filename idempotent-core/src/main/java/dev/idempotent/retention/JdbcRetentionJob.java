@@ -143,7 +143,7 @@ public final class JdbcRetentionJob {
 				return rows;
 			}
 			catch (SQLException | RuntimeException ex) {
-				connection.rollback();
+				rollback(connection, ex);
 				throw ex;
 			}
 			finally {
@@ -156,6 +156,15 @@ public final class JdbcRetentionJob {
 					null, ex);
 			throw (translated != null) ? translated
 					: new UncategorizedSQLException("retention of " + this.statements.table(), null, ex);
+		}
+	}
+
+	private static void rollback(Connection connection, Exception failure) {
+		try {
+			connection.rollback();
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
 		}
 	}
 

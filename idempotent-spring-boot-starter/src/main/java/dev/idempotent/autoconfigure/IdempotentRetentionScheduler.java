@@ -65,7 +65,13 @@ public class IdempotentRetentionScheduler implements SmartLifecycle {
 			this.job.run();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Retention run failed (its committed batches stay committed); next run in {}", this.interval, ex);
+			if (this.executor == null) {
+				logger.debug("Retention run stopped with the application (its committed batches stay committed)", ex);
+			}
+			else {
+				logger.warn("Retention run failed (its committed batches stay committed); next run in {}",
+						this.interval, ex);
+			}
 		}
 	}
 
