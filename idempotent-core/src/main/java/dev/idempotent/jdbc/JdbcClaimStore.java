@@ -291,8 +291,14 @@ public class JdbcClaimStore implements ClaimStore {
 		if (existing == null) {
 			throw invisibleDuplicate(request, null);
 		}
-		if (existing.status() == ClaimStatus.FAILED && reclaim(connection, request, now)) {
-			return new ClaimResult.Claimed(true);
+		if (existing.status() == ClaimStatus.FAILED) {
+			if (reclaim(connection, request, now)) {
+				return new ClaimResult.Claimed(true);
+			}
+			// PostgreSQL reads without a lock: the row changed since the read (taken over by a claim that committed,
+			// or removed by retention); a FAILED row is no hit, so try the whole claim again
+			throw new TransientClaimException("The FAILED row of scope=" + request.scope() + " changed while it was"
+					+ " being claimed again; retry the transaction", new SQLException("row changed", "40001"));
 		}
 		return existing;
 	}
@@ -387,6 +393,13 @@ public class JdbcClaimStore implements ClaimStore {
 	 * transient, as PostgreSQL's serialization failure is.
 	 */
 	private RuntimeException invisibleDuplicate(ClaimRequest request, @Nullable SQLException cause) {
+		if (this.dialect == SqlDialect.POSTGRESQL) {
+			// ON CONFLICT (scope, idempotency_key) reported this very key, and reads see the latest committed rows:
+			// the row was deleted since (by retention), so the key can now be claimed
+			return new TransientClaimException("The row of scope=" + request.scope() + " was removed while it was"
+					+ " being claimed; retry the transaction",
+					(cause != null) ? cause : new SQLException("row removed", "40001"));
+		}
 		if (this.dialect == SqlDialect.H2) {
 			return new TransientClaimException("The row of scope=" + request.scope() + " key=" + request.key()
 					+ " is not visible to this transaction's snapshot; retry the transaction",

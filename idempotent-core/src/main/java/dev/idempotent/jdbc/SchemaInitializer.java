@@ -16,7 +16,8 @@ import org.springframework.jdbc.datasource.init.ScriptUtils;
  * Creates the idempotency table from the dialect's shipped DDL ({@code sql/schema-<dialect>.sql}, also inside
  * the jar), with the configured table name in place of {@code idempotent_claim}. The DDL uses
  * {@code CREATE TABLE IF NOT EXISTS}, so running it again is harmless. Schema creation is opt-in: Flyway or
- * Liquibase users copy the file into their migrations instead.
+ * Liquibase users copy the file into their migrations instead. {@link #archive} creates the archive table of
+ * retention in ARCHIVE mode the same way, from {@code sql/schema-<dialect>-archive.sql}.
  * <p>Thread-safe.
  *
  * @since 0.1.0
@@ -29,16 +30,39 @@ public final class SchemaInitializer {
 
 	private final SqlDialect dialect;
 
+	private final String location;
+
+	private final String defaultName;
+
 	/**
-	 * Create an initializer.
+	 * Create an initializer of the idempotency table.
 	 * @param dataSource the business database
 	 * @param table the table to create
 	 * @param dialect the database's dialect
 	 */
 	public SchemaInitializer(DataSource dataSource, TableName table, SqlDialect dialect) {
+		this(dataSource, table, dialect, dialect.schemaLocation(), TableName.DEFAULT);
+	}
+
+	private SchemaInitializer(DataSource dataSource, TableName table, SqlDialect dialect, String location,
+			String defaultName) {
 		this.dataSource = dataSource;
 		this.table = table;
 		this.dialect = dialect;
+		this.location = location;
+		this.defaultName = defaultName;
+	}
+
+	/**
+	 * Create an initializer of the archive table that retention in ARCHIVE mode moves old rows to.
+	 * @param dataSource the business database
+	 * @param archive the archive table to create
+	 * @param dialect the database's dialect
+	 * @return the initializer, never {@code null}
+	 */
+	public static SchemaInitializer archive(DataSource dataSource, TableName archive, SqlDialect dialect) {
+		return new SchemaInitializer(dataSource, archive, dialect, dialect.archiveSchemaLocation(),
+				TableName.DEFAULT_ARCHIVE);
 	}
 
 	/**
@@ -47,15 +71,15 @@ public final class SchemaInitializer {
 	 * @throws IllegalStateException if the dialect's DDL file is missing from the classpath
 	 */
 	public String ddl() {
-		ClassPathResource resource = new ClassPathResource(this.dialect.schemaLocation(),
-				SchemaInitializer.class.getClassLoader());
+		ClassPathResource resource = new ClassPathResource(this.location, SchemaInitializer.class.getClassLoader());
 		try (InputStream in = resource.getInputStream()) {
 			String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-			return script.replace("uk_" + TableName.DEFAULT + "_", "uk_" + this.table.simpleName() + "_")
-				.replace(TableName.DEFAULT, this.table.value());
+			return script.replace("uk_" + this.defaultName + "_", "uk_" + this.table.simpleName() + "_")
+				.replace("ix_" + this.defaultName + "_", "ix_" + this.table.simpleName() + "_")
+				.replace(this.defaultName, this.table.value());
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Missing DDL " + this.dialect.schemaLocation(), ex);
+			throw new IllegalStateException("Missing DDL " + this.location, ex);
 		}
 	}
 
@@ -69,7 +93,7 @@ public final class SchemaInitializer {
 			ScriptUtils.executeSqlScript(connection, new ByteArrayResource(ddl().getBytes(StandardCharsets.UTF_8)));
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException("Could not create idempotency table " + this.table, ex);
+			throw new IllegalStateException("Could not create table " + this.table, ex);
 		}
 	}
 

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
@@ -23,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * Checks at startup that the idempotency table can carry the guarantee: it exists with the columns the store
  * writes, a UNIQUE index covers exactly (scope, idempotency_key), the key column holds the configured maximum
  * key length, and keys compare byte for byte (a binary, NO PAD collation on MySQL and MariaDB; a deterministic
- * collation on PostgreSQL). Reads metadata only. Thread-safe.
+ * collation on PostgreSQL). When retention archives rows ({@link #withArchive}), also that the archive table
+ * exists with the same columns. Reads metadata only. Thread-safe.
  *
  * @since 0.1.0
  */
@@ -31,6 +33,9 @@ public final class SchemaValidator {
 
 	static final List<String> COLUMNS = List.of("scope", "idempotency_key", "status", "attempts", "source_topic",
 			"source_partition", "source_offset", "created_at", "updated_at", "lease_until", "last_error");
+
+	static final List<String> ARCHIVE_COLUMNS = Stream.concat(Stream.of("id"),
+			COLUMNS.stream()).toList();
 
 	private static final Set<String> UNIQUE_COLUMNS = Set.of("scope", "idempotency_key");
 
@@ -43,6 +48,8 @@ public final class SchemaValidator {
 	private final int maxKeyLength;
 
 	private final boolean fingerprints;
+
+	private final @Nullable TableName archive;
 
 	/**
 	 * Create a validator.
@@ -66,11 +73,28 @@ public final class SchemaValidator {
 	 */
 	public SchemaValidator(DataSource dataSource, TableName table, SqlDialect dialect, int maxKeyLength,
 			boolean fingerprints) {
+		this(dataSource, table, dialect, maxKeyLength, fingerprints, null);
+	}
+
+	private SchemaValidator(DataSource dataSource, TableName table, SqlDialect dialect, int maxKeyLength,
+			boolean fingerprints, @Nullable TableName archive) {
 		this.dataSource = dataSource;
 		this.table = table;
 		this.dialect = dialect;
 		this.maxKeyLength = maxKeyLength;
 		this.fingerprints = fingerprints;
+		this.archive = archive;
+	}
+
+	/**
+	 * Return a validator that also checks the archive table of retention in ARCHIVE mode: it must exist with the
+	 * columns of the idempotency table.
+	 * @param archive the archive table
+	 * @return a new validator, never {@code null}
+	 */
+	public SchemaValidator withArchive(TableName archive) {
+		return new SchemaValidator(this.dataSource, this.table, this.dialect, this.maxKeyLength, this.fingerprints,
+				archive);
 	}
 
 	/**
@@ -94,14 +118,42 @@ public final class SchemaValidator {
 	public void validate() {
 		List<String> problems = problems();
 		if (!problems.isEmpty()) {
-			throw new InvalidSchemaException(this.table, this.dialect, problems,
-					new SchemaInitializer(this.dataSource, this.table, this.dialect).ddl());
+			String ddl = new SchemaInitializer(this.dataSource, this.table, this.dialect).ddl();
+			if (this.archive != null) {
+				ddl = ddl + "\n" + SchemaInitializer.archive(this.dataSource, this.archive, this.dialect).ddl();
+			}
+			throw new InvalidSchemaException(this.table, this.dialect, problems, ddl);
 		}
 	}
 
 	private List<String> problems(Connection connection) throws SQLException {
+		List<String> problems = new ArrayList<>(tableProblems(connection));
+		if (this.archive != null) {
+			problems.addAll(archiveProblems(connection, this.archive));
+		}
+		return problems;
+	}
+
+	private List<String> archiveProblems(Connection connection, TableName archive) throws SQLException {
 		DatabaseMetaData metaData = connection.getMetaData();
-		Location location = locate(connection, metaData);
+		Map<String, Integer> columns = columnSizes(metaData, locate(connection, metaData, archive));
+		if (columns.isEmpty()) {
+			return List.of("archive table " + archive + " does not exist: idempotent.retention.mode=archive moves rows"
+					+ " older than the retention period there (create it from sql/schema-" + this.dialect.id()
+					+ "-archive.sql, or set idempotent.retention.archive-table-name)");
+		}
+		List<String> problems = new ArrayList<>();
+		for (String column : ARCHIVE_COLUMNS) {
+			if (!columns.containsKey(column)) {
+				problems.add("archive table " + archive + ": column " + column + " is missing");
+			}
+		}
+		return problems;
+	}
+
+	private List<String> tableProblems(Connection connection) throws SQLException {
+		DatabaseMetaData metaData = connection.getMetaData();
+		Location location = locate(connection, metaData, this.table);
 		Map<String, Integer> columns = columnSizes(metaData, location);
 		if (columns.isEmpty()) {
 			return List.of("table " + this.table + " does not exist");
@@ -131,9 +183,9 @@ public final class SchemaValidator {
 		return problems;
 	}
 
-	private Location locate(Connection connection, DatabaseMetaData metaData) throws SQLException {
-		String value = this.table.value();
-		String name = identifier(metaData, this.table.simpleName());
+	private Location locate(Connection connection, DatabaseMetaData metaData, TableName table) throws SQLException {
+		String value = table.value();
+		String name = identifier(metaData, table.simpleName());
 		String qualifier = value.contains(".") ? identifier(metaData, value.substring(0, value.indexOf('.'))) : null;
 		if (this.dialect.needsBinaryCollation()) {
 			return new Location((qualifier != null) ? qualifier : connection.getCatalog(), null, name);

@@ -145,6 +145,30 @@ public enum SqlDialect {
 	}
 
 	/**
+	 * Return the classpath location of this dialect's DDL of the archive table (retention in ARCHIVE mode), also
+	 * shipped as {@code sql/schema-<id>-archive.sql}.
+	 * @return e.g. {@code "dev/idempotent/jdbc/schema/schema-mariadb-archive.sql"}
+	 */
+	public String archiveSchemaLocation() {
+		return "dev/idempotent/jdbc/schema/schema-" + this.id + "-archive.sql";
+	}
+
+	/**
+	 * Return what follows {@code ORDER BY} in the retention job's selection of a batch: a row limit bound as one
+	 * parameter, then an exclusive lock that skips rows other transactions hold, so that jobs running at once on
+	 * several instances take disjoint batches and never wait for a claim in progress. Every supported database has
+	 * {@code SKIP LOCKED} (MySQL 8, MariaDB 10.6, PostgreSQL 9.5, H2 2.x); MySQL and MariaDB have no
+	 * {@code FETCH FIRST}.
+	 * @return the clause, starting with a space; binds the batch size
+	 */
+	public String lockBatchClause() {
+		return switch (this) {
+			case MYSQL, MARIADB -> " LIMIT ? FOR UPDATE SKIP LOCKED";
+			case POSTGRESQL, H2 -> " FETCH FIRST ? ROWS ONLY FOR UPDATE SKIP LOCKED";
+		};
+	}
+
+	/**
 	 * Tell whether an exception raised by the claim INSERT is a unique-key violation. Only call it for errors of
 	 * the claim statement itself; which constraint was violated is then confirmed by reading the row by (scope,
 	 * key), since drivers report the constraint only in the message text.

@@ -16,6 +16,12 @@ public record TableName(String value) {
 	/** The default table name, as in the shipped DDL. */
 	public static final String DEFAULT = "idempotent_claim";
 
+	/** The default name of the archive table, as in the shipped archive DDL: the table's name plus {@value #ARCHIVE_SUFFIX}. */
+	public static final String DEFAULT_ARCHIVE = DEFAULT + "_archive";
+
+	/** What the default name of an archive table adds to its table's name. */
+	public static final String ARCHIVE_SUFFIX = "_archive";
+
 	private static final Pattern VALID = Pattern
 		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
@@ -37,6 +43,15 @@ public record TableName(String value) {
 	 */
 	public String simpleName() {
 		return this.value.substring(this.value.indexOf('.') + 1);
+	}
+
+	/**
+	 * Return the default name of this table's archive: the same schema, the name plus {@value #ARCHIVE_SUFFIX}.
+	 * @return the archive table's name
+	 * @throws IllegalArgumentException if the name becomes longer than an identifier may be
+	 */
+	public TableName archive() {
+		return new TableName(this.value + ARCHIVE_SUFFIX);
 	}
 
 	@Override

@@ -51,6 +51,13 @@ class SqlDialectTest {
 	void dialectsAreNamedByTheirDdlFile() {
 		assertThat(SqlDialect.fromId("MariaDB")).isEqualTo(SqlDialect.MARIADB);
 		assertThat(SqlDialect.MYSQL.schemaLocation()).isEqualTo("dev/idempotent/jdbc/schema/schema-mysql.sql");
+		assertThat(SqlDialect.MYSQL.archiveSchemaLocation())
+			.isEqualTo("dev/idempotent/jdbc/schema/schema-mysql-archive.sql");
+		for (SqlDialect dialect : SqlDialect.values()) {
+			assertThat(SqlDialectTest.class.getClassLoader().getResource(dialect.archiveSchemaLocation()))
+				.as("archive DDL of %s in the jar", dialect)
+				.isNotNull();
+		}
 		assertThatIllegalArgumentException().isThrownBy(() -> SqlDialect.fromId("oracle"))
 			.withMessageContaining("supported: mysql, mariadb, postgresql, h2");
 	}

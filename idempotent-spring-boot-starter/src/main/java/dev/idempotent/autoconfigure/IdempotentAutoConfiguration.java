@@ -1,6 +1,8 @@
 package dev.idempotent.autoconfigure;
 
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -32,6 +34,8 @@ import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.key.KeyValidator;
 import dev.idempotent.metrics.ClaimListener;
 import dev.idempotent.metrics.CompositeClaimListener;
+import dev.idempotent.retention.LateRecordException;
+import dev.idempotent.retention.LateRecordGuard;
 import org.apache.kafka.common.TopicPartition;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -67,7 +71,8 @@ import org.springframework.util.function.SingletonSupplier;
  * application's {@link DataSource} (its table created on request after Flyway/Liquibase, then checked), the
  * transactional executor on its transaction manager, the advice around
  * listener methods, capture of the current record on every listener container factory, and, when the
- * application has none, an error handler that retries and then dead-letters. Every bean steps aside for one
+ * application has none, an error handler that retries and then dead-letters (bad keys and, with retention, late
+ * records at once). Every bean steps aside for one
  * the application defines.
  *
  * @since 0.1.0
@@ -90,19 +95,26 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotentSchemaInitialization idempotentSchemaInitialization(DataSource dataSource, SqlDialect dialect,
-			IdempotentProperties properties) {
-		SchemaInitializer initializer = new SchemaInitializer(dataSource, table(properties),
-				dialect);
-		return new IdempotentSchemaInitialization(dataSource, initializer, properties.getJdbc().getInitializeSchema());
+			IdempotentProperties properties, ObjectProvider<IdempotentRetentionProperties> retention) {
+		List<SchemaInitializer> initializers = new ArrayList<>();
+		initializers.add(new SchemaInitializer(dataSource, table(properties), dialect));
+		TableName archive = IdempotentRetentionAutoConfiguration.archiveTable(properties, retention.getIfAvailable());
+		if (archive != null) {
+			initializers.add(SchemaInitializer.archive(dataSource, archive, dialect));
+		}
+		return new IdempotentSchemaInitialization(dataSource, initializers, properties.getJdbc().getInitializeSchema());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	IdempotentSchemaValidation idempotentSchemaValidation(DataSource dataSource, SqlDialect dialect,
-			IdempotentProperties properties, IdempotentForensicsProperties forensics) {
-		return new IdempotentSchemaValidation(new SchemaValidator(dataSource, table(properties), dialect,
-				properties.getMaxKeyLength(), forensics.getFingerprint().isEnabled()),
+			IdempotentProperties properties, IdempotentForensicsProperties forensics,
+			ObjectProvider<IdempotentRetentionProperties> retention) {
+		SchemaValidator validator = new SchemaValidator(dataSource, table(properties), dialect,
+				properties.getMaxKeyLength(), forensics.getFingerprint().isEnabled());
+		TableName archive = IdempotentRetentionAutoConfiguration.archiveTable(properties, retention.getIfAvailable());
+		return new IdempotentSchemaValidation((archive != null) ? validator.withArchive(archive) : validator,
 				properties.getJdbc().getSchemaValidation());
 	}
 
@@ -167,11 +179,12 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	static IdempotentListenerPostProcessor idempotentListenerPostProcessor(ObjectProvider<ListenerMethods> methods,
 			ObjectProvider<TransactionalClaimExecutor> executor, ObjectProvider<LeasedClaimExecutor> leasedExecutor,
-			ObjectProvider<ClaimListener> listeners) {
+			ObjectProvider<ClaimListener> listeners, ObjectProvider<LateRecordGuard> lateRecords) {
 		Supplier<ClaimListener> claimListener = SingletonSupplier
 			.of(() -> claimListener(listeners));
 		return new IdempotentListenerPostProcessor(SingletonSupplier.of(methods::getObject),
-				SingletonSupplier.of(executor::getObject), SingletonSupplier.of(leasedExecutor::getObject), claimListener);
+				SingletonSupplier.of(executor::getObject), SingletonSupplier.of(leasedExecutor::getObject), claimListener,
+				SingletonSupplier.of(() -> lateRecords.getIfAvailable(() -> LateRecordGuard.NONE)));
 	}
 
 	@Bean
@@ -215,7 +228,7 @@ public class IdempotentAutoConfiguration {
 		DefaultErrorHandler handler = new DefaultErrorHandler(new FailedClaimRecoverer(deadLetters, failureRecorder,
 				KeyMasker.of(properties.isMaskKeys())),
 				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()));
-		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class);
+		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
 		handler.setBackOffFunction((record, ex) -> TransientFailures.isTransient(ex) ? untilItPasses(settings) : null);
 		return handler;
 	}

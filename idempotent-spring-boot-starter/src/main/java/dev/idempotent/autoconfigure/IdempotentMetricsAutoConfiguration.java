@@ -1,6 +1,7 @@
 package dev.idempotent.autoconfigure;
 
 import dev.idempotent.metrics.MicrometerClaimListener;
+import dev.idempotent.metrics.MicrometerRetentionListener;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,7 +14,9 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Counts claims in Micrometer when a {@link MeterRegistry} is present: meters {@code idempotent.claims} and
- * {@code idempotent.claim.duration} (see {@link MicrometerClaimListener}).
+ * {@code idempotent.claim.duration} (see {@link MicrometerClaimListener}); and retention:
+ * {@code idempotent.retention.rows}, {@code idempotent.retention.runs} and {@code idempotent.late.records} (see
+ * {@link MicrometerRetentionListener}).
  *
  * @since 0.1.0
  */
@@ -22,6 +25,12 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({ MeterRegistry.class, MetricsAutoConfiguration.class })
 @ConditionalOnBean(MeterRegistry.class)
 public class IdempotentMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	MicrometerRetentionListener idempotentMicrometerRetentionListener(MeterRegistry registry) {
+		return new MicrometerRetentionListener(registry);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

@@ -8,6 +8,7 @@ import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.metrics.ClaimListener;
+import dev.idempotent.retention.LateRecordException;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -25,7 +26,8 @@ import org.springframework.kafka.listener.BatchListenerFailedException;
  * each in its own transaction: the records before a failing one commit, and the failing one is reported to the
  * error handler as a {@link BatchListenerFailedException} at its index, which commits the offsets before it and
  * retries, then dead-letters, only that record;</li>
- * <li>a record with a bad key is reported the same way, after the records before it were processed.</li>
+ * <li>a record with a bad key, or older than the retention period when late records are dead-lettered, is
+ * reported the same way, after the records before it were processed.</li>
  * </ol>
  */
 final class BatchDelivery {
@@ -42,12 +44,14 @@ final class BatchDelivery {
 
 	private final ClaimListener claimListener;
 
+	private final LateRecordCheck lateRecords;
+
 	private final int listIndex;
 
 	private boolean methodRan;
 
 	BatchDelivery(ListenerMethod listener, MethodInvocation invocation, List<ConsumerRecord<?, ?>> records,
-			TransactionalClaimExecutor executor, ClaimListener claimListener) {
+			TransactionalClaimExecutor executor, ClaimListener claimListener, LateRecordCheck lateRecords) {
 		this.listener = listener;
 		this.invocation = invocation;
 		this.records = records;
@@ -55,6 +59,7 @@ final class BatchDelivery {
 		this.elements = List.copyOf((List<?>) invocation.getArguments()[this.listIndex]);
 		this.executor = executor;
 		this.claimListener = claimListener;
+		this.lateRecords = lateRecords;
 		if (this.elements.size() != records.size()) {
 			throw new IllegalStateException("@IdempotentListener batch method " + listener + " received "
 					+ this.elements.size() + " elements for " + records.size() + " records; a record filter or a"
@@ -67,10 +72,14 @@ final class BatchDelivery {
 		List<ClaimRequest> requests = new ArrayList<>(this.records.size());
 		for (int i = 0; i < this.records.size(); i++) {
 			try {
-				requests.add(this.listener.request(scope, this.records.get(i), argumentsWith(this.elements.get(i))));
+				ClaimRequest request = this.listener.request(scope, this.records.get(i), argumentsWith(this.elements.get(i)));
+				this.lateRecords.check(request, this.records.get(i));
+				requests.add(request);
 			}
-			catch (InvalidIdempotencyKeyException ex) {
-				this.claimListener.onRejected(scope, ex);
+			catch (InvalidIdempotencyKeyException | LateRecordException ex) {
+				if (ex instanceof InvalidIdempotencyKeyException rejected) {
+					this.claimListener.onRejected(scope, rejected);
+				}
 				if (i > 0) {
 					processWhole(requests, i);
 				}

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.BiFunction;
 
 import dev.idempotent.key.InvalidIdempotencyKeyException;
+import dev.idempotent.retention.LateRecordException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -11,7 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Headers the library adds to a dead-lettered record, next to spring-kafka's exception headers: for a rejected
- * key, {@value IdempotencyHeaders#REJECTION_REASON} and {@value IdempotencyHeaders#REJECTION_MESSAGE}; for failed
+ * key, {@value IdempotencyHeaders#REJECTION_REASON} and {@value IdempotencyHeaders#REJECTION_MESSAGE}; for a
+ * record older than the retention period, the same with the reason {@value IdempotencyHeaders#LATE_RECORD}; for failed
  * work, {@value IdempotencyHeaders#DEAD_LETTER_SCOPE} and {@value IdempotencyHeaders#DEAD_LETTER_KEY}. Use it as
  * the headers function of a {@code DeadLetterPublishingRecoverer}; it must run on the consumer thread.
  *
@@ -21,8 +23,14 @@ public final class DeadLetterHeaders implements BiFunction<ConsumerRecord<?, ?>,
 
 	@Override
 	public @Nullable Headers apply(ConsumerRecord<?, ?> record, Exception exception) {
-		InvalidIdempotencyKeyException rejection = find(exception);
+		InvalidIdempotencyKeyException rejection = find(exception, InvalidIdempotencyKeyException.class);
 		RecordHeaders headers = new RecordHeaders();
+		LateRecordException late = find(exception, LateRecordException.class);
+		if (late != null) {
+			add(headers, IdempotencyHeaders.REJECTION_REASON, IdempotencyHeaders.LATE_RECORD);
+			add(headers, IdempotencyHeaders.REJECTION_MESSAGE, String.valueOf(late.getMessage()));
+			return headers;
+		}
 		if (rejection != null) {
 			add(headers, IdempotencyHeaders.REJECTION_REASON, rejection.getReason().name());
 			add(headers, IdempotencyHeaders.REJECTION_MESSAGE,
@@ -40,10 +48,10 @@ public final class DeadLetterHeaders implements BiFunction<ConsumerRecord<?, ?>,
 		headers.add(name, value.getBytes(StandardCharsets.UTF_8));
 	}
 
-	private static @Nullable InvalidIdempotencyKeyException find(Throwable exception) {
+	private static <T extends Throwable> @Nullable T find(Throwable exception, Class<T> type) {
 		for (Throwable t = exception; t != null; t = t.getCause()) {
-			if (t instanceof InvalidIdempotencyKeyException rejection) {
-				return rejection;
+			if (type.isInstance(t)) {
+				return type.cast(t);
 			}
 		}
 		return null;

@@ -1,14 +1,15 @@
 package dev.idempotent.kafka;
 
 import dev.idempotent.key.InvalidIdempotencyKeyException;
+import dev.idempotent.retention.LateRecordException;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 
 /**
- * Classifies {@link InvalidIdempotencyKeyException} as not retryable on every {@link DefaultErrorHandler} bean,
- * the application's own included: the same record yields the same bad key on every attempt. It changes nothing
- * else about the application's handler.
+ * Classifies {@link InvalidIdempotencyKeyException} and {@link LateRecordException} as not retryable on every
+ * {@link DefaultErrorHandler} bean, the application's own included: the same record yields the same bad key on
+ * every attempt, and a late record only gets older. It changes nothing else about the application's handler.
  *
  * @since 0.1.0
  */
@@ -17,7 +18,7 @@ public final class ErrorHandlerClassifier implements BeanPostProcessor {
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (bean instanceof DefaultErrorHandler handler) {
-			handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class);
+			handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
 		}
 		return bean;
 	}

@@ -13,6 +13,12 @@ public final class IdempotencyHeaders {
 	/** Added to a dead-lettered record whose key was rejected: the {@code InvalidKeyReason}, e.g. {@code BLANK}. */
 	public static final String REJECTION_REASON = "idempotent-rejection-reason";
 
+	/**
+	 * The {@link #REJECTION_REASON} of a record dead-lettered because its timestamp is older than the retention
+	 * period ({@code idempotent.retention.late-records=dead-letter}).
+	 */
+	public static final String LATE_RECORD = "LATE_RECORD";
+
 	/** Added to a dead-lettered record whose key was rejected: the specific message, UTF-8. */
 	public static final String REJECTION_MESSAGE = "idempotent-rejection-message";
 

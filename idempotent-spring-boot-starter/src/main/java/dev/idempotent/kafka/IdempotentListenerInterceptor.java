@@ -24,7 +24,8 @@ import org.springframework.kafka.support.Acknowledgment;
  * produces and validates its key, and runs the method under a claim with the
  * {@link TransactionalClaimExecutor}. A hit returns {@code null} without calling the method; a bad key is
  * counted as rejected and thrown as {@link InvalidIdempotencyKeyException}, which the error handler sends to
- * the dead-letter topic without retrying. An {@code Acknowledgment} argument is replaced by a
+ * the dead-letter topic without retrying. A record older than the retention period goes through the
+ * {@link LateRecordCheck} first. An {@code Acknowledgment} argument is replaced by a
  * {@link DeferredAcknowledgment}, passed on only after the transaction committed.
  */
 final class IdempotentListenerInterceptor implements MethodInterceptor {
@@ -37,12 +38,16 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 
 	private final Supplier<ClaimListener> claimListener;
 
+	private final LateRecordCheck lateRecords;
+
 	IdempotentListenerInterceptor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
-			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener) {
+			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener,
+			LateRecordCheck lateRecords) {
 		this.methods = methods;
 		this.executor = executor;
 		this.leasedExecutor = leasedExecutor;
 		this.claimListener = claimListener;
+		this.lateRecords = lateRecords;
 	}
 
 	@Override
@@ -54,7 +59,8 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 				throw new IllegalStateException("@IdempotentListener method " + listener + " receives batches but is in"
 						+ " LEASED mode, whose claims are per record; use a single-record container");
 			}
-			return new BatchDelivery(listener, invocation, batch, this.executor.get(), this.claimListener.get())
+			return new BatchDelivery(listener, invocation, batch, this.executor.get(), this.claimListener.get(),
+					this.lateRecords)
 				.process(deferAcknowledgment(invocation, listener.endpoint()));
 		}
 		ConsumerRecord<?, ?> record = CurrentRecord.get();
@@ -72,6 +78,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			this.claimListener.get().onRejected(scope, ex);
 			throw ex;
 		}
+		this.lateRecords.check(request, record);
 		DeferredAcknowledgment acknowledgment = deferAcknowledgment(invocation, listener.endpoint());
 		try {
 			ClaimOutcome<Object> outcome = (listener.mode() == ClaimMode.LEASED)

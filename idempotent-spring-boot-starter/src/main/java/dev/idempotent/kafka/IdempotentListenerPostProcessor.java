@@ -5,6 +5,7 @@ import java.util.function.Supplier;
 import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.metrics.ClaimListener;
+import dev.idempotent.retention.LateRecordGuard;
 
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.AopUtils;
@@ -45,9 +46,25 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
 	 */
 	public IdempotentListenerPostProcessor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
 			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener) {
+		this(methods, executor, leasedExecutor, claimListener, () -> LateRecordGuard.NONE);
+	}
+
+	/**
+	 * Create the post-processor with a check of records older than the retention period.
+	 * @param methods supplies the resolver of annotated methods at the first listener bean
+	 * @param executor supplies the executor at the first delivery (looked up lazily to keep start-up order free)
+	 * @param leasedExecutor supplies the executor of LEASED claims at their first delivery
+	 * @param claimListener supplies the claim listener at the first rejected key
+	 * @param lateRecords supplies the guard of late records at the first delivery ({@link LateRecordGuard#NONE}
+	 * without retention)
+	 */
+	public IdempotentListenerPostProcessor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
+			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener,
+			Supplier<LateRecordGuard> lateRecords) {
 		this.methods = methods;
 		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, IdempotentListener.class, true),
-				new IdempotentListenerInterceptor(methods, executor, leasedExecutor, claimListener));
+				new IdempotentListenerInterceptor(methods, executor, leasedExecutor, claimListener,
+						new LateRecordCheck(lateRecords)));
 		setBeforeExistingAdvisors(true);
 		setProxyTargetClass(true);
 		setOrder(ORDER);

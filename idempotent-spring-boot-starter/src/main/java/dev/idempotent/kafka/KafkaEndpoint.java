@@ -6,6 +6,7 @@ import java.lang.reflect.Type;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -13,22 +14,25 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.annotation.KafkaHandler;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.annotation.TopicPartition;
 import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.util.StringUtils;
 
 /**
  * The Kafka side of an {@link IdempotentListener} method, read from its {@code @KafkaListener}: which container
- * factory builds its container, the consumer properties it overrides, and where its {@link Acknowledgment}
- * parameter is.
+ * factory builds its container, the consumer properties it overrides, where its {@link Acknowledgment}
+ * parameter is, and the topics it names.
  *
  * @param containerFactory the name of the container factory bean
  * @param consumerProperties the listener's own consumer properties ({@code name=value})
  * @param acknowledgmentIndex the index of the {@code Acknowledgment} parameter, or -1
  * @param batch whether the listener is declared a batch listener ({@code batch = "true"} or a list of records)
  * @param listIndex the index of the first {@code List} parameter (the batch of a batch listener), or -1
+ * @param topics the topics it names ({@code topics} and {@code topicPartitions}), placeholders resolved; may
+ * still hold SpEL expressions ({@code #{...}}); empty for a topic pattern
  */
 record KafkaEndpoint(String containerFactory, List<String> consumerProperties, int acknowledgmentIndex, boolean batch,
-		int listIndex) {
+		int listIndex, List<String> topics) {
 
 	/** The container factory {@code @KafkaListener} uses when it names none. */
 	static final String DEFAULT_CONTAINER_FACTORY = "kafkaListenerContainerFactory";
@@ -57,8 +61,14 @@ record KafkaEndpoint(String containerFactory, List<String> consumerProperties, i
 		}
 		String factory = placeholders.apply(listener.containerFactory());
 		List<String> properties = Arrays.stream(listener.properties()).map(placeholders).toList();
+		List<String> topics = Stream
+			.concat(Arrays.stream(listener.topics()),
+					Arrays.stream(listener.topicPartitions()).map(TopicPartition::topic))
+			.map(placeholders)
+			.filter(StringUtils::hasText)
+			.toList();
 		return new KafkaEndpoint(StringUtils.hasText(factory) ? factory : DEFAULT_CONTAINER_FACTORY, properties,
-				acknowledgmentIndex(method), batch, listIndex);
+				acknowledgmentIndex(method), batch, listIndex, topics);
 	}
 
 	/**

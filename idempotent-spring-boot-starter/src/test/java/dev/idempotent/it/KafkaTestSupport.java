@@ -2,6 +2,7 @@ package dev.idempotent.it;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -75,6 +76,13 @@ public final class KafkaTestSupport implements AutoCloseable {
 		if (key != null) {
 			record.headers().add(IdempotencyHeaders.KEY, key.getBytes(StandardCharsets.UTF_8));
 		}
+		this.producer.send(record).get(30, TimeUnit.SECONDS);
+	}
+
+	/** Send a record with the idempotency key header and a given timestamp, and wait for its ack. */
+	public void send(String topic, String key, String payload, Instant timestamp) throws Exception {
+		ProducerRecord<String, String> record = new ProducerRecord<>(topic, null, timestamp.toEpochMilli(), key, payload);
+		record.headers().add(IdempotencyHeaders.KEY, key.getBytes(StandardCharsets.UTF_8));
 		this.producer.send(record).get(30, TimeUnit.SECONDS);
 	}
 

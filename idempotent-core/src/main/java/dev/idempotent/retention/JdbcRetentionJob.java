@@ -1,0 +1,223 @@
+package dev.idempotent.retention;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import dev.idempotent.jdbc.SqlDialect;
+import dev.idempotent.jdbc.TableName;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+
+/**
+ * Removes the rows of the idempotency table that fell out of the retention window (see {@link RetentionPolicy}),
+ * archiving or deleting them in transactions of one batch each:
+ * <ol>
+ * <li>lock the ids of at most {@code batchSize} old rows, lowest id first, with {@code FOR UPDATE SKIP LOCKED}:
+ * a job running at the same time on another instance skips them and takes the next ones, and rows a claim is
+ * working on are left for a later run;</li>
+ * <li>ARCHIVE: copy those rows by id into the archive table, whose primary key is the original id, so a row can
+ * never be archived twice;</li>
+ * <li>delete them by id, commit; repeat until a batch comes back short.</li>
+ * </ol>
+ * A batch is all or nothing: a failure rolls it back and ends the run with the exception, the batches before it
+ * stay committed. "Old" means {@code updated_at} before now minus the period, with now from the job's
+ * {@link Clock} in UTC, the zone every time in the table is written in, so neither the JVM's nor the database
+ * session's time zone matters. Transactions run in READ COMMITTED, so that on InnoDB the scan locks only the rows
+ * it takes, not the gaps where new claims insert. The interrupt flag of the running thread is checked between
+ * batches. Thread-safe; runs on the caller's thread.
+ *
+ * @since 0.1.0
+ */
+public final class JdbcRetentionJob {
+
+	private static final Logger logger = LoggerFactory.getLogger(JdbcRetentionJob.class);
+
+	private final DataSource dataSource;
+
+	private final SqlDialect dialect;
+
+	private final RetentionPolicy policy;
+
+	private final Clock clock;
+
+	private final RetentionListener listener;
+
+	private final RetentionStatements statements;
+
+	private final SQLExceptionTranslator translator;
+
+	/**
+	 * Create a job.
+	 * @param dataSource the business database
+	 * @param table the idempotency table
+	 * @param archive the archive table; required in ARCHIVE mode, ignored in DELETE mode
+	 * @param dialect the database's dialect
+	 * @param policy which rows go, and how
+	 * @param clock the library's clock (its zone does not matter)
+	 * @param listener observes batches and runs, e.g. to count them
+	 * @throws IllegalArgumentException in ARCHIVE mode without an archive table
+	 */
+	public JdbcRetentionJob(DataSource dataSource, TableName table, @Nullable TableName archive, SqlDialect dialect,
+			RetentionPolicy policy, Clock clock, RetentionListener listener) {
+		if (policy.mode() == RetentionMode.ARCHIVE && archive == null) {
+			throw new IllegalArgumentException("Retention in ARCHIVE mode needs an archive table");
+		}
+		this.dataSource = dataSource;
+		this.dialect = dialect;
+		this.policy = policy;
+		this.clock = clock;
+		this.listener = listener;
+		this.statements = RetentionStatements.of(table, (policy.mode() == RetentionMode.ARCHIVE) ? archive : null,
+				dialect, policy.includeFailed());
+		this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
+	}
+
+	/**
+	 * Return the policy the job applies.
+	 * @return the policy, never {@code null}
+	 */
+	public RetentionPolicy policy() {
+		return this.policy;
+	}
+
+	/**
+	 * Archive or delete every row older than the window, batch by batch, until a batch comes back short or the
+	 * thread is interrupted.
+	 * @return the number of rows archived or deleted by this run
+	 * @throws DataAccessException if a batch fails (it is rolled back; earlier batches stay committed)
+	 * @throws IllegalStateException if a batch finds its locked rows changed (it is rolled back)
+	 */
+	public int run() {
+		Instant cutoff = this.policy.cutoff(this.clock.instant()).truncatedTo(ChronoUnit.MICROS);
+		LocalDateTime utcCutoff = LocalDateTime.ofInstant(cutoff, ZoneOffset.UTC);
+		int total = 0;
+		try {
+			int rows;
+			do {
+				rows = batch(utcCutoff);
+				total += rows;
+				if (rows > 0) {
+					this.listener.onRows(this.policy.mode(), rows);
+				}
+			}
+			while (rows == this.policy.batchSize() && !Thread.currentThread().isInterrupted());
+		}
+		catch (RuntimeException ex) {
+			this.listener.onRun(false);
+			throw ex;
+		}
+		this.listener.onRun(true);
+		if (total > 0) {
+			logger.info("Retention {} {} rows of {} last updated before {}", this.policy.mode().action(), total,
+					this.statements.table(), cutoff);
+		}
+		return total;
+	}
+
+	private int batch(LocalDateTime cutoff) {
+		try (Connection connection = this.dataSource.getConnection()) {
+			boolean autoCommit = connection.getAutoCommit();
+			int isolation = connection.getTransactionIsolation();
+			connection.setAutoCommit(false);
+			connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+			try {
+				int rows = moveBatch(connection, cutoff);
+				connection.commit();
+				return rows;
+			}
+			catch (SQLException | RuntimeException ex) {
+				rollback(connection, ex);
+				throw ex;
+			}
+			finally {
+				connection.setTransactionIsolation(isolation);
+				connection.setAutoCommit(autoCommit);
+			}
+		}
+		catch (SQLException ex) {
+			DataAccessException translated = this.translator.translate("retention of " + this.statements.table(),
+					null, ex);
+			throw (translated != null) ? translated
+					: new UncategorizedSQLException("retention of " + this.statements.table(), null, ex);
+		}
+	}
+
+	private static void rollback(Connection connection, Exception failure) {
+		try {
+			connection.rollback();
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
+		}
+	}
+
+	private int moveBatch(Connection connection, LocalDateTime cutoff) throws SQLException {
+		List<Long> ids = lockBatch(connection, cutoff);
+		if (ids.isEmpty()) {
+			return 0;
+		}
+		String archiveRow = this.statements.archiveRow();
+		if (archiveRow != null) {
+			expect(update(connection, archiveRow, ids), ids.size(), "archived");
+		}
+		expect(update(connection, this.statements.deleteRow(), ids), ids.size(), "deleted");
+		return ids.size();
+	}
+
+	private List<Long> lockBatch(Connection connection, LocalDateTime cutoff) throws SQLException {
+		List<Long> ids = new ArrayList<>(this.policy.batchSize());
+		try (PreparedStatement ps = connection.prepareStatement(this.statements.lockBatch())) {
+			this.dialect.bindTime(ps, 1, cutoff);
+			ps.setInt(2, this.policy.batchSize());
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					ids.add(rs.getLong(1));
+				}
+			}
+		}
+		return ids;
+	}
+
+	/** Run a one-row statement for each id in a JDBC batch; the rows changed, or -1 if the driver does not say. */
+	private static int update(Connection connection, String sql, List<Long> ids) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			for (Long id : ids) {
+				ps.setLong(1, id);
+				ps.addBatch();
+			}
+			int rows = 0;
+			for (int count : ps.executeBatch()) {
+				if (count < 0) {
+					return -1;
+				}
+				rows += count;
+			}
+			return rows;
+		}
+	}
+
+	private void expect(int actual, int expected, String what) {
+		if (actual >= 0 && actual != expected) {
+			throw new IllegalStateException("Retention of " + this.statements.table() + " " + what + " " + actual
+					+ " rows of the " + expected + " it had locked; the batch was rolled back");
+		}
+	}
+
+}

@@ -1,0 +1,37 @@
+package dev.idempotent.retention;
+
+import dev.idempotent.jdbc.SqlDialect;
+import dev.idempotent.jdbc.TableName;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL of the retention job for one table, rendered once. Table names are validated {@link TableName}s; the
+ * cutoff, the batch size and the ids are bind parameters. Status codes are the store's constants (1 = SUCCEEDED,
+ * 2 = FAILED).
+ *
+ * Rows are copied and deleted one primary key at a time (in a JDBC batch): a statement over a list of ids may be
+ * planned as a scan of the table, and on InnoDB a scanning DELETE waits for every row another transaction holds,
+ * even rows it will not delete.
+ *
+ * @param lockBatch selects and locks the ids of at most one batch of old rows, oldest id first, skipping rows
+ * locked elsewhere: binds the cutoff (UTC), then the batch size; returns id
+ * @param archiveRow copies one row by id into the archive, unchanged: binds the id; {@code null} in DELETE mode
+ * @param deleteRow deletes one row by id: binds the id
+ * @param table the idempotency table
+ */
+record RetentionStatements(String lockBatch, @Nullable String archiveRow, String deleteRow, TableName table) {
+
+	private static final String COLUMNS = "id, scope, idempotency_key, status, attempts, source_topic,"
+			+ " source_partition, source_offset, created_at, updated_at, lease_until, last_error";
+
+	static RetentionStatements of(TableName table, @Nullable TableName archive, SqlDialect dialect,
+			boolean includeFailed) {
+		String statuses = includeFailed ? "status IN (1, 2)" : "status = 1";
+		String archiveRow = (archive != null) ? "INSERT INTO " + archive + " (" + COLUMNS + ") SELECT " + COLUMNS
+				+ " FROM " + table + " WHERE id = ?" : null;
+		return new RetentionStatements("SELECT id FROM " + table + " WHERE " + statuses + " AND updated_at < ?"
+				+ " ORDER BY id" + dialect.lockBatchClause(), archiveRow, "DELETE FROM " + table + " WHERE id = ?",
+				table);
+	}
+
+}

@@ -1,0 +1,20 @@
+-- Archive of the idempotency table for PostgreSQL 13+, used when idempotent.retention.mode=archive.
+-- Same columns as idempotent_claim; the primary key is the original row's id, so a row can never be archived
+-- twice. No unique (scope, idempotency_key): a key archived, claimed again by a late replay and archived again
+-- has two rows here, one per claim. Rows are only ever added by the retention job; purge them as you see fit.
+CREATE TABLE IF NOT EXISTS idempotent_claim_archive (
+    id               BIGINT        NOT NULL,
+    scope            VARCHAR(128)  COLLATE "C" NOT NULL,
+    idempotency_key  VARCHAR(128)  COLLATE "C" NOT NULL,
+    status           SMALLINT      NOT NULL,
+    attempts         INTEGER       NOT NULL,
+    source_topic     VARCHAR(249)  NULL,
+    source_partition INTEGER       NULL,
+    source_offset    BIGINT        NULL,
+    created_at       TIMESTAMP(6)  NOT NULL,
+    updated_at       TIMESTAMP(6)  NOT NULL,
+    lease_until      TIMESTAMP(6)  NULL,
+    last_error       VARCHAR(1000) NULL,
+    PRIMARY KEY (id)
+);
+CREATE INDEX IF NOT EXISTS ix_idempotent_claim_archive_scope_key ON idempotent_claim_archive (scope, idempotency_key);
