@@ -13,6 +13,7 @@ import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.LeasedClaimStore;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.key.KeyMasker;
+import dev.idempotent.jdbc.ClaimInspector;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.JdbcLeasedClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
@@ -102,6 +103,12 @@ public class IdempotentAutoConfiguration {
 			IdempotentProperties properties) {
 		return new IdempotentSchemaValidation(new SchemaValidator(dataSource, table(properties),
 				dialect, properties.getMaxKeyLength()), properties.getJdbc().getSchemaValidation());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ClaimInspector idempotentClaimInspector(DataSource dataSource, SqlDialect dialect, IdempotentProperties properties) {
+		return new ClaimInspector(dataSource, table(properties), dialect);
 	}
 
 	@Bean
