@@ -91,28 +91,27 @@ public final class ClaimInspector {
 	}
 
 	/**
-	 * Read one page of FAILED rows, most recently updated first.
+	 * Read FAILED rows, most recently updated first (ties broken by the row id, newest first), from a position.
 	 * @param scope only rows of this scope, or {@code null} for every scope
-	 * @param page the page number, from 0
-	 * @param size the page size, 1 to {@value #MAX_PAGE_SIZE}
-	 * @return up to {@code size} rows, never {@code null}
-	 * @throws IllegalArgumentException if {@code page} is negative or {@code size} is out of range
+	 * @param offset how many rows to skip, 0 or more
+	 * @param limit how many rows to return at most, 1 to {@value #MAX_PAGE_SIZE}
+	 * @return up to {@code limit} rows, never {@code null}
+	 * @throws IllegalArgumentException if {@code offset} is negative or {@code limit} is out of range
 	 * @throws org.springframework.dao.DataAccessException if the query fails
 	 */
-	public List<ClaimRow> failed(@Nullable String scope, int page, int size) {
-		if (page < 0) {
-			throw new IllegalArgumentException("page must be 0 or more, was " + page);
+	public List<ClaimRow> failed(@Nullable String scope, long offset, int limit) {
+		if (offset < 0) {
+			throw new IllegalArgumentException("offset must be 0 or more, was " + offset);
 		}
-		if (size < 1 || size > MAX_PAGE_SIZE) {
-			throw new IllegalArgumentException("size must be between 1 and " + MAX_PAGE_SIZE + ", was " + size);
+		if (limit < 1 || limit > MAX_PAGE_SIZE) {
+			throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE_SIZE + ", was " + limit);
 		}
-		long offset = (long) page * size;
 		if (scope == null) {
-			return this.jdbc.query(this.statements.failed(), (ps) -> this.dialect.bindPage(ps, 1, offset, size), ROWS);
+			return this.jdbc.query(this.statements.failed(), (ps) -> this.dialect.bindPage(ps, 1, offset, limit), ROWS);
 		}
 		return this.jdbc.query(this.statements.failedInScope(), (ps) -> {
 			ps.setString(1, scope);
-			this.dialect.bindPage(ps, 2, offset, size);
+			this.dialect.bindPage(ps, 2, offset, limit);
 		}, ROWS);
 	}
 

@@ -118,10 +118,11 @@ abstract class AbstractClaimInspectorTest {
 		claim("orders", "ok-2", null);
 		fail("orders", "f-4");
 		assertThat(keys(this.inspector.failed(null, 0, 3))).containsExactly("f-4", "f-3", "f-2");
-		assertThat(keys(this.inspector.failed(null, 1, 3))).containsExactly("f-1");
-		assertThat(keys(this.inspector.failed(null, 2, 3))).isEmpty();
+		assertThat(keys(this.inspector.failed(null, 3, 3))).containsExactly("f-1");
+		assertThat(keys(this.inspector.failed(null, 6, 3))).isEmpty();
 		assertThat(keys(this.inspector.failed("orders", 0, 2))).containsExactly("f-4", "f-3");
-		assertThat(keys(this.inspector.failed("orders", 1, 2))).containsExactly("f-1");
+		assertThat(keys(this.inspector.failed("orders", 1, 2))).containsExactly("f-3", "f-1");
+		assertThat(keys(this.inspector.failed("orders", 2, 2))).containsExactly("f-1");
 		ClaimRow newest = this.inspector.failed("orders", 0, 1).get(0);
 		assertThat(newest.status()).isEqualTo(ClaimStatus.FAILED);
 		assertThat(newest.attempts()).isEqualTo(4);
@@ -131,14 +132,14 @@ abstract class AbstractClaimInspectorTest {
 	}
 
 	@Test
-	void refusesPagesOutOfRange() {
+	void refusesPositionsAndLimitsOutOfRange() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.inspector.failed(null, -1, 10))
-			.withMessageContaining("page");
+			.withMessageContaining("offset");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.inspector.failed(null, 0, 0))
-			.withMessageContaining("size");
+			.withMessageContaining("limit");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.inspector.failed(null, 0, ClaimInspector.MAX_PAGE_SIZE + 1))
-			.withMessageContaining("size");
+			.withMessageContaining("limit");
 	}
 
 	private void claim(String scope, String key, DeliverySource source) {

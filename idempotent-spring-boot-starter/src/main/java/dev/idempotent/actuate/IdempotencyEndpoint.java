@@ -110,7 +110,7 @@ public class IdempotencyEndpoint {
 			throw new InvalidEndpointRequestException("page must be 0 or more and size between 1 and " + MAX_PAGE_SIZE
 					+ "; was page=" + pageNumber + " size=" + pageSize, "page or size out of range");
 		}
-		List<ClaimRow> rows = this.inspector.failed(scope, pageNumber, pageSize + 1);
+		List<ClaimRow> rows = this.inspector.failed(scope, (long) pageNumber * pageSize, pageSize + 1);
 		List<ClaimDescriptor> shown = rows.stream().limit(pageSize).map(this::describe).toList();
 		return new FailedPage(pageNumber, pageSize, rows.size() > pageSize, shown);
 	}
