@@ -34,10 +34,10 @@ final class ClaimMeterReader {
 	 * @return the statistics by scope, never {@code null}
 	 */
 	Map<String, IdempotencyEndpoint.ScopeStatistics> read() {
-		Map<String, Counts> counts = new TreeMap<>();
 		if (this.registry == null) {
 			return Map.of();
 		}
+		Map<String, Counts> counts = new TreeMap<>();
 		for (Counter counter : this.registry.find(MicrometerClaimListener.CLAIMS).counters()) {
 			String scope = counter.getId().getTag("scope");
 			String outcome = counter.getId().getTag("outcome");

@@ -12,7 +12,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A Kafka {@link ProducerInterceptor} that gives every record without an idempotency-key header one: a random UUID
- * (UTF-8 text). A record that already has the header keeps it, whatever its value. Register it in the producer's
+ * (UTF-8 text). A record that already has the header keeps it, whatever its value; a record dead-lettered because
+ * its key was rejected (it carries {@value IdempotencyHeaders#REJECTION_REASON}) gets none, so that the dead-letter
+ * topic keeps the evidence of the missing key. Register it in the producer's
  * {@code interceptor.classes} (the starter does so with {@code idempotent.producer.add-key-header=true}); the
  * header name is the producer config {@value #KEY_HEADER_CONFIG}, {@value IdempotencyHeaders#KEY} by default.
  * <p>The key is drawn once per {@code send()}, before the producer's own retries, so every redelivery of that record
@@ -39,13 +41,14 @@ public class IdempotencyKeyProducerInterceptor implements ProducerInterceptor<Ob
 	}
 
 	/**
-	 * Add the header when the record has none.
+	 * Add the header when the record has none and was not dead-lettered for a rejected key.
 	 * @param record the record being sent, never {@code null}
 	 * @return the same record
 	 */
 	@Override
 	public ProducerRecord<Object, Object> onSend(ProducerRecord<Object, Object> record) {
-		if (record.headers().lastHeader(this.header) == null) {
+		if (record.headers().lastHeader(this.header) == null
+				&& record.headers().lastHeader(IdempotencyHeaders.REJECTION_REASON) == null) {
 			record.headers().add(this.header, UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8));
 		}
 		return record;

@@ -17,9 +17,8 @@ import org.apache.kafka.common.config.ConfigException;
  * @param acks the effective {@code acks}: {@code all}, {@code 1} or {@code 0}
  * @param idempotence whether the producer is idempotent
  * @param idempotenceSetting why idempotence is as it is, for messages
- * @since 0.1.0
  */
-public record ProducerDeliverySettings(String acks, boolean idempotence, String idempotenceSetting) {
+record ProducerDeliverySettings(String acks, boolean idempotence, String idempotenceSetting) {
 
 	private static final int MAX_IN_FLIGHT_FOR_IDEMPOTENCE = 5;
 
@@ -29,7 +28,7 @@ public record ProducerDeliverySettings(String acks, boolean idempotence, String 
 	 * @return the settings
 	 * @throws ConfigException if a value cannot be parsed (the producer would refuse it too)
 	 */
-	public static ProducerDeliverySettings of(Map<String, Object> configs) {
+	static ProducerDeliverySettings of(Map<String, Object> configs) {
 		String acks = normalizeAcks(value(configs, ProducerConfig.ACKS_CONFIG).toString());
 		Object explicitIdempotence = configs.get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
 		if (explicitIdempotence != null) {
@@ -58,7 +57,7 @@ public record ProducerDeliverySettings(String acks, boolean idempotence, String 
 	 * Tell whether a leader failure can lose records the producer saw acknowledged.
 	 * @return whether {@code acks} is not {@code all}
 	 */
-	public boolean canLoseAcknowledgedRecords() {
+	boolean canLoseAcknowledgedRecords() {
 		return !"all".equals(this.acks);
 	}
 
