@@ -108,6 +108,10 @@ public enum SqlDialect {
 	 * @return whether the collation of the key columns must be checked
 	 */
 	public boolean needsBinaryCollation() {
+		return isMySqlFamily();
+	}
+
+	private boolean isMySqlFamily() {
 		return this == MYSQL || this == MARIADB;
 	}
 
@@ -125,6 +129,35 @@ public enum SqlDialect {
 		}
 		else {
 			statement.setObject(index, utc);
+		}
+	}
+
+	/**
+	 * Return the clause that limits a query to one page of rows, appended after its {@code ORDER BY}: {@code LIMIT ?
+	 * OFFSET ?} on MySQL and MariaDB, the standard {@code OFFSET ? ROWS FETCH NEXT ? ROWS ONLY} on PostgreSQL and
+	 * H2. Bind its two parameters with {@link #bindPage}.
+	 * @return the clause, starting with a space
+	 */
+	public String pageClause() {
+		return isMySqlFamily() ? " LIMIT ? OFFSET ?" : " OFFSET ? ROWS FETCH NEXT ? ROWS ONLY";
+	}
+
+	/**
+	 * Bind the two parameters of {@link #pageClause()}, in this dialect's order.
+	 * @param statement the statement
+	 * @param index the index of the clause's first parameter, from 1
+	 * @param offset how many rows to skip, 0 or more
+	 * @param limit how many rows to return at most, 1 or more
+	 * @throws SQLException if binding fails
+	 */
+	public void bindPage(PreparedStatement statement, int index, long offset, int limit) throws SQLException {
+		if (isMySqlFamily()) {
+			statement.setInt(index, limit);
+			statement.setLong(index + 1, offset);
+		}
+		else {
+			statement.setLong(index, offset);
+			statement.setInt(index + 1, limit);
 		}
 	}
 

@@ -16,6 +16,7 @@ import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.LeasedClaimStore;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.key.KeyMasker;
+import dev.idempotent.jdbc.ClaimInspector;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.JdbcLeasedClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
@@ -116,6 +117,12 @@ public class IdempotentAutoConfiguration {
 		TableName archive = IdempotentRetentionAutoConfiguration.archiveTable(properties, retention.getIfAvailable());
 		return new IdempotentSchemaValidation((archive != null) ? validator.withArchive(archive) : validator,
 				properties.getJdbc().getSchemaValidation());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ClaimInspector idempotentClaimInspector(DataSource dataSource, SqlDialect dialect, IdempotentProperties properties) {
+		return new ClaimInspector(dataSource, table(properties), dialect);
 	}
 
 	@Bean

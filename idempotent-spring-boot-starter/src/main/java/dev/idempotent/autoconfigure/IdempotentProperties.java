@@ -26,7 +26,8 @@ public class IdempotentProperties {
 	private String tableName = TableName.DEFAULT;
 
 	/**
-	 * Kafka header that carries the idempotency key when a listener has no key expression.
+	 * Kafka header that carries the idempotency key when a listener has no key expression; also the header the
+	 * producer interceptor adds (idempotent.producer.add-key-header).
 	 */
 	private String keyHeader = IdempotencyHeaders.KEY;
 
@@ -58,6 +59,8 @@ public class IdempotentProperties {
 	private final Jdbc jdbc = new Jdbc();
 
 	private final ErrorHandling errorHandling = new ErrorHandling();
+
+	private final Producer producer = new Producer();
 
 	public String getTableName() {
 		return this.tableName;
@@ -113,6 +116,10 @@ public class IdempotentProperties {
 
 	public ErrorHandling getErrorHandling() {
 		return this.errorHandling;
+	}
+
+	public Producer getProducer() {
+		return this.producer;
 	}
 
 	/**
@@ -221,6 +228,42 @@ public class IdempotentProperties {
 
 		public void setDeadLetterSuffix(String deadLetterSuffix) {
 			this.deadLetterSuffix = deadLetterSuffix;
+		}
+
+	}
+
+	/**
+	 * The producer side, for applications that publish records to idempotent consumers.
+	 */
+	public static class Producer {
+
+		/**
+		 * Whether Spring Boot's producer factory gets an interceptor that adds a random UUID key-header (the header
+		 * named by idempotent.key-header) to every record sent without one. Existing headers are never replaced and
+		 * interceptors already in interceptor.classes are kept.
+		 */
+		private boolean addKeyHeader;
+
+		/**
+		 * Whether to log a warning at startup for each producer factory whose settings can lose acknowledged records
+		 * (acks other than all) or write a retried send twice (enable.idempotence off).
+		 */
+		private boolean warnUnsafeSettings = true;
+
+		public boolean isAddKeyHeader() {
+			return this.addKeyHeader;
+		}
+
+		public void setAddKeyHeader(boolean addKeyHeader) {
+			this.addKeyHeader = addKeyHeader;
+		}
+
+		public boolean isWarnUnsafeSettings() {
+			return this.warnUnsafeSettings;
+		}
+
+		public void setWarnUnsafeSettings(boolean warnUnsafeSettings) {
+			this.warnUnsafeSettings = warnUnsafeSettings;
 		}
 
 	}

@@ -12,7 +12,9 @@ import org.springframework.kafka.support.converter.JacksonJsonMessageConverter;
 import org.springframework.kafka.support.converter.RecordMessageConverter;
 
 /**
- * The sample ledger: runs the demo and exits, unless {@code ledger.keep-running=true}.
+ * The sample ledger: runs the demo and exits, unless {@code ledger.keep-running=true}. The {@code serve} profile
+ * keeps it running with a web server and the actuator endpoints {@code health}, {@code idempotency} and
+ * {@code prometheus} (see {@code application-serve.yml}).
  */
 @SpringBootApplication
 @EnableConfigurationProperties(LedgerProperties.class)

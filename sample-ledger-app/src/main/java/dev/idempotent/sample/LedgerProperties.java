@@ -19,7 +19,10 @@ public class LedgerProperties {
 	/** Share of events the demo publishes a second time, as a producer retry would. */
 	private double resendRatio = 0.05;
 
-	/** Whether the application keeps running after the demo instead of exiting. */
+	/**
+	 * Whether the application keeps running (and consuming) after the demo instead of exiting; the "serve" profile
+	 * sets it and also starts the web server with the actuator endpoints.
+	 */
 	private boolean keepRunning;
 
 	/** How long the demo waits for each phase before it gives up. */

@@ -1,0 +1,7 @@
+/**
+ * Spring Boot Actuator support: the {@code idempotency} health contributor and endpoint.
+ */
+@NullMarked
+package dev.idempotent.actuate;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,43 @@
+package dev.idempotent.autoconfigure;
+
+import dev.idempotent.producer.KeyHeaderProducerFactoryCustomizer;
+import dev.idempotent.producer.ProducerSettingsCheck;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+
+/**
+ * The producer side, which needs no database: on request ({@code idempotent.producer.add-key-header=true}) the
+ * {@link dev.idempotent.producer.IdempotencyKeyProducerInterceptor} on Spring Boot's producer factory, and by
+ * default ({@code idempotent.producer.warn-unsafe-settings}) a startup warning for producer factories that can lose
+ * or duplicate records.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(before = KafkaAutoConfiguration.class)
+@ConditionalOnClass(DefaultKafkaProducerFactory.class)
+@EnableConfigurationProperties(IdempotentProperties.class)
+public class IdempotentProducerAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty("idempotent.producer.add-key-header")
+	KeyHeaderProducerFactoryCustomizer idempotentKeyHeaderProducerFactoryCustomizer(IdempotentProperties properties) {
+		return new KeyHeaderProducerFactoryCustomizer(properties.getKeyHeader());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "idempotent.producer.warn-unsafe-settings", matchIfMissing = true)
+	ProducerSettingsCheck idempotentProducerSettingsCheck(ListableBeanFactory beanFactory) {
+		return new ProducerSettingsCheck(beanFactory);
+	}
+
+}

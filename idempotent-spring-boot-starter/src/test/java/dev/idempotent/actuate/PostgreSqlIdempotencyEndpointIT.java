@@ -1,0 +1,16 @@
+package dev.idempotent.actuate;
+
+import org.springframework.test.context.TestPropertySource;
+
+/** The endpoint over HTTP on the PostgreSQL test database. */
+@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
+		"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
+		"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
+class PostgreSqlIdempotencyEndpointIT extends AbstractIdempotencyEndpointIT {
+
+	@Override
+	protected String expectedDialect() {
+		return "postgresql";
+	}
+
+}
