@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS idempotent_claim_archive (
     updated_at       DATETIME(6)   NOT NULL,
     lease_until      DATETIME(6)   NULL,
     last_error       VARCHAR(1000) NULL,
+    payload_fingerprint VARCHAR(64) NULL,
     PRIMARY KEY (id),
     KEY ix_idempotent_claim_archive_scope_key (scope, idempotency_key)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;

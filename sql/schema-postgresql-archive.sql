@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS idempotent_claim_archive (
     updated_at       TIMESTAMP(6)  NOT NULL,
     lease_until      TIMESTAMP(6)  NULL,
     last_error       VARCHAR(1000) NULL,
+    payload_fingerprint VARCHAR(64) NULL,
     PRIMARY KEY (id)
 );
 CREATE INDEX IF NOT EXISTS ix_idempotent_claim_archive_scope_key ON idempotent_claim_archive (scope, idempotency_key);

@@ -148,6 +148,11 @@ public final class SchemaValidator {
 				problems.add("archive table " + archive + ": column " + column + " is missing");
 			}
 		}
+		if (this.fingerprints && !columns.containsKey(ClaimStatements.FINGERPRINT_COLUMN)) {
+			problems.add("archive table " + archive + ": column " + ClaimStatements.FINGERPRINT_COLUMN + " is missing,"
+					+ " and payload fingerprints are on; add it with: ALTER TABLE " + archive + " ADD COLUMN "
+					+ ClaimStatements.FINGERPRINT_COLUMN + " VARCHAR(" + PayloadFingerprint.LENGTH + ") NULL");
+		}
 		return problems;
 	}
 

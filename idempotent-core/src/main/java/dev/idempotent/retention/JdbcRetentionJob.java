@@ -76,6 +76,24 @@ public final class JdbcRetentionJob {
 	 */
 	public JdbcRetentionJob(DataSource dataSource, TableName table, @Nullable TableName archive, SqlDialect dialect,
 			RetentionPolicy policy, Clock clock, RetentionListener listener) {
+		this(dataSource, table, archive, dialect, policy, clock, listener, false);
+	}
+
+	/**
+	 * Create a job for a table that may carry payload fingerprints.
+	 * @param dataSource the business database
+	 * @param table the idempotency table
+	 * @param archive the archive table; required in ARCHIVE mode, ignored in DELETE mode
+	 * @param dialect the database's dialect
+	 * @param policy which rows go, and how
+	 * @param clock the library's clock (its zone does not matter)
+	 * @param listener observes batches and runs, e.g. to count them
+	 * @param fingerprints whether payload fingerprints are on: the archive then also receives the
+	 * {@code payload_fingerprint} column (tables created before fingerprints may lack it while they are off)
+	 * @throws IllegalArgumentException in ARCHIVE mode without an archive table
+	 */
+	public JdbcRetentionJob(DataSource dataSource, TableName table, @Nullable TableName archive, SqlDialect dialect,
+			RetentionPolicy policy, Clock clock, RetentionListener listener, boolean fingerprints) {
 		if (policy.mode() == RetentionMode.ARCHIVE && archive == null) {
 			throw new IllegalArgumentException("Retention in ARCHIVE mode needs an archive table");
 		}
@@ -85,7 +103,7 @@ public final class JdbcRetentionJob {
 		this.clock = clock;
 		this.listener = listener;
 		this.statements = RetentionStatements.of(table, (policy.mode() == RetentionMode.ARCHIVE) ? archive : null,
-				dialect, policy.includeFailed());
+				dialect, policy.includeFailed(), fingerprints);
 		this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
 	}
 

@@ -24,10 +24,14 @@ record RetentionStatements(String lockBatch, @Nullable String archiveRow, String
 	private static final String COLUMNS = "id, scope, idempotency_key, status, attempts, source_topic,"
 			+ " source_partition, source_offset, created_at, updated_at, lease_until, last_error";
 
+	/** The columns copied when payload fingerprints are on (tables created before them may lack the column). */
+	private static final String COLUMNS_WITH_FINGERPRINT = COLUMNS + ", payload_fingerprint";
+
 	static RetentionStatements of(TableName table, @Nullable TableName archive, SqlDialect dialect,
-			boolean includeFailed) {
+			boolean includeFailed, boolean fingerprints) {
 		String statuses = includeFailed ? "status IN (1, 2)" : "status = 1";
-		String archiveRow = (archive != null) ? "INSERT INTO " + archive + " (" + COLUMNS + ") SELECT " + COLUMNS
+		String columns = fingerprints ? COLUMNS_WITH_FINGERPRINT : COLUMNS;
+		String archiveRow = (archive != null) ? "INSERT INTO " + archive + " (" + columns + ") SELECT " + columns
 				+ " FROM " + table + " WHERE id = ?" : null;
 		return new RetentionStatements("SELECT id FROM " + table + " WHERE " + statuses + " AND updated_at < ?"
 				+ " ORDER BY id" + dialect.lockBatchClause(), archiveRow, "DELETE FROM " + table + " WHERE id = ?",

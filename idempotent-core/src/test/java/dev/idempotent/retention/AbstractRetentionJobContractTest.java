@@ -114,6 +114,23 @@ abstract class AbstractRetentionJobContractTest {
 	}
 
 	@Test
+	void archivesThePayloadFingerprintWhenFingerprintsAreOn() {
+		String fingerprint = "ab".repeat(32);
+		this.transactions.execute((status) -> new JdbcClaimStore(this.dataSource, this.table, this.dialect,
+				Clock.fixed(OLD, ZoneId.of("Asia/Tokyo")), true)
+			.claim(new ClaimRequest(SCOPE, "fingerprinted", new DeliverySource("orders", 0, 42), fingerprint)));
+		Map<String, Object> before = row(this.table, "fingerprinted");
+
+		int moved = new JdbcRetentionJob(this.dataSource, this.table, this.archive, this.dialect,
+				new RetentionPolicy(PERIOD, RetentionMode.ARCHIVE, false, 10), clock(), this.listener, true)
+			.run();
+
+		assertThat(moved).isOne();
+		assertThat(row(this.archive, "fingerprinted")).as("archived with its fingerprint").isEqualTo(before)
+			.containsValue(fingerprint);
+	}
+
+	@Test
 	void deletesFailedRowsTooWhenAskedAndNeverRowsInProgress() {
 		claim("old", OLD);
 		markFailed("failed-old", OLD);

@@ -42,7 +42,8 @@ import org.springframework.kafka.core.KafkaAdmin;
 @AutoConfiguration(after = IdempotentAutoConfiguration.class)
 @ConditionalOnBean(SqlDialect.class)
 @ConditionalOnProperty(prefix = "idempotent.retention", name = "enabled", havingValue = "true")
-@EnableConfigurationProperties({ IdempotentProperties.class, IdempotentRetentionProperties.class })
+@EnableConfigurationProperties({ IdempotentProperties.class, IdempotentRetentionProperties.class,
+		IdempotentForensicsProperties.class })
 public class IdempotentRetentionAutoConfiguration {
 
 	@Bean
@@ -56,10 +57,11 @@ public class IdempotentRetentionAutoConfiguration {
 	@ConditionalOnMissingBean
 	JdbcRetentionJob idempotentRetentionJob(DataSource dataSource, SqlDialect dialect, RetentionPolicy policy,
 			IdempotentProperties properties, IdempotentRetentionProperties retention,
-			ObjectProvider<RetentionListener> listeners) {
+			IdempotentForensicsProperties forensics, ObjectProvider<RetentionListener> listeners) {
 		TableName table = new TableName(properties.getTableName());
 		return new JdbcRetentionJob(dataSource, table, archiveTable(properties, retention), dialect, policy,
-				Clock.systemUTC(), RetentionListener.of(listeners.orderedStream().toList()));
+				Clock.systemUTC(), RetentionListener.of(listeners.orderedStream().toList()),
+				forensics.getFingerprint().isEnabled());
 	}
 
 	@Bean
