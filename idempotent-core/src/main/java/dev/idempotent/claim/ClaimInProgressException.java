@@ -2,6 +2,7 @@ package dev.idempotent.claim;
 
 import java.time.Instant;
 
+import dev.idempotent.key.KeyMasker;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.TransientDataAccessException;
@@ -25,7 +26,7 @@ public class ClaimInProgressException extends TransientDataAccessException {
 	 * @param leaseUntil when the lease expires, or {@code null} if unknown
 	 */
 	public ClaimInProgressException(ClaimRequest request, @Nullable Instant leaseUntil) {
-		super("Key " + request.key() + " in scope " + request.scope() + " is being processed by another consumer"
+		super("Key " + KeyMasker.MASKED.mask(request.key()) + " in scope " + request.scope() + " is being processed by another consumer"
 				+ ((leaseUntil != null) ? " (lease until " + leaseUntil + ")" : "") + "; retrying later");
 		this.leaseUntil = leaseUntil;
 	}

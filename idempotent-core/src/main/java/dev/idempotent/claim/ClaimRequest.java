@@ -2,6 +2,7 @@ package dev.idempotent.claim;
 
 import java.util.Objects;
 
+import dev.idempotent.key.KeyMasker;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +36,18 @@ public record ClaimRequest(String scope, String key, @Nullable DeliverySource so
 	 */
 	public ClaimRequest(String scope, String key, @Nullable DeliverySource source) {
 		this(scope, key, source, null);
+	}
+
+	/**
+	 * Describe the request for logs and exception messages, with the key masked ({@link KeyMasker#MASKED}): keys
+	 * can be personal data, and exception messages end up in logs and dead-letter headers.
+	 * @return the description, never {@code null}
+	 */
+	@Override
+	public String toString() {
+		return "ClaimRequest[scope=" + this.scope + ", key=" + KeyMasker.MASKED.mask(this.key) + ", source="
+				+ this.source + ", fingerprint=" + ((this.fingerprint != null) ? this.fingerprint.substring(0,
+						Math.min(12, this.fingerprint.length())) + "..." : "none") + "]";
 	}
 
 	/**

@@ -28,7 +28,15 @@ public final class HitLog {
 	 * @param masker renders the keys, never {@code null}
 	 */
 	public HitLog(KeyMasker masker) {
-		this.masker = masker;
+		this.masker = java.util.Objects.requireNonNull(masker, "masker must not be null");
+	}
+
+	/**
+	 * Return how this log renders keys, for other log lines about the same claims.
+	 * @return the masker, never {@code null}
+	 */
+	public KeyMasker masker() {
+		return this.masker;
 	}
 
 	/**

@@ -114,7 +114,7 @@ public class LeasedClaimExecutor {
 		if (!Boolean.TRUE.equals(completed)) {
 			logger.warn("Lease on scope={} key={} expired before the work finished and was taken over by another "
 					+ "consumer; the side effect may run again under the same key. Increase the lease.",
-					request.scope(), request.key());
+					request.scope(), this.hitLog.masker().mask(request.key()));
 		}
 		return new ClaimOutcome.Processed<>(value, acquired.reclaimed());
 	}

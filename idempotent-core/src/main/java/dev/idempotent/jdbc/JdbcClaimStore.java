@@ -17,6 +17,7 @@ import java.util.Set;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.key.KeyMasker;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStatus;
@@ -401,7 +402,7 @@ public class JdbcClaimStore implements ClaimStore {
 					(cause != null) ? cause : new SQLException("row removed", "40001"));
 		}
 		if (this.dialect == SqlDialect.H2) {
-			return new TransientClaimException("The row of scope=" + request.scope() + " key=" + request.key()
+			return new TransientClaimException("The row of scope=" + request.scope() + " key=" + KeyMasker.MASKED.mask(request.key())
 					+ " is not visible to this transaction's snapshot; retry the transaction",
 					(cause != null) ? cause : new SQLException("row not visible", "40001"));
 		}
@@ -411,7 +412,7 @@ public class JdbcClaimStore implements ClaimStore {
 	private DataIntegrityViolationException otherConstraint(ClaimRequest request, @Nullable SQLException cause) {
 		return new DataIntegrityViolationException("The claim INSERT into " + this.table + " violated a unique "
 				+ "constraint other than (scope, idempotency_key) for scope=" + request.scope() + " key="
-				+ request.key() + ": check the table's constraints (see SchemaValidator)", cause);
+				+ KeyMasker.MASKED.mask(request.key()) + ": check the table's constraints (see SchemaValidator)", cause);
 	}
 
 	private boolean reclaim(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {

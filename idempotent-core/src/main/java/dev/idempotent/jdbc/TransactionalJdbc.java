@@ -12,6 +12,7 @@ import java.time.temporal.ChronoUnit;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.key.KeyMasker;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.DeliverySource;
 import dev.idempotent.claim.TransientClaimException;
@@ -89,7 +90,7 @@ final class TransactionalJdbc {
 	}
 
 	RuntimeException translate(String operation, ClaimRequest request, SQLException ex) {
-		String task = operation + " of scope=" + request.scope() + " key=" + request.key();
+		String task = operation + " of scope=" + request.scope() + " key=" + KeyMasker.MASKED.mask(request.key());
 		if (this.dialect.isTransient(ex)) {
 			return new TransientClaimException("Transient failure during " + task, ex);
 		}

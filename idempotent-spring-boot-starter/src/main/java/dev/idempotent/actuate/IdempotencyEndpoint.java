@@ -145,12 +145,20 @@ public class IdempotencyEndpoint {
 
 	private ClaimDescriptor describe(ClaimRow row) {
 		String error = row.lastError();
-		if (error != null && this.masker.isMasking() && !row.key().isEmpty()) {
-			error = error.replace(row.key(), this.masker.mask(row.key()));
+		if (error != null && this.masker.isMasking()) {
+			// an error text can quote the key in any form (escaped, concatenated by the driver): show only its type
+			error = errorType(error) + ": (message hidden while idempotent.mask-keys=true; see the table's last_error)";
 		}
 		return new ClaimDescriptor(row.scope(), this.masker.mask(row.key()), row.status().name(), row.attempts(),
 				(row.source() != null) ? row.source().toString() : null, row.createdAt(), row.updatedAt(),
 				row.leaseUntil(), error);
+	}
+
+	/** The exception type a stored error starts with ({@code com.example.Boom: message}), or "error". */
+	private static String errorType(String error) {
+		int colon = error.indexOf(':');
+		String type = (colon > 0) ? error.substring(0, colon) : "";
+		return type.matches("[\\w.$]+") ? type : "error";
 	}
 
 	private AuditDescriptor describe(AuditResult result) {

@@ -81,6 +81,19 @@ public class IdempotentAuditScheduler implements SmartLifecycle {
 		if (executor != null) {
 			executor.shutdownNow();
 			this.executor = null;
+			awaitTermination(executor);
+		}
+	}
+
+	/** Let a running query end before the data source closes (it would otherwise log a spurious failure). */
+	private static void awaitTermination(ScheduledExecutorService executor) {
+		try {
+			if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+				logger.warn("An audit or table check still runs 10 s after the shutdown began; leaving it");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

@@ -6,6 +6,7 @@ import dev.idempotent.actuate.IdempotencyHealthIndicator;
 import dev.idempotent.jdbc.ClaimInspector;
 import dev.idempotent.jdbc.SchemaValidator;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -30,9 +31,13 @@ public class IdempotentHealthAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "idempotencyHealthIndicator")
 	IdempotencyHealthIndicator idempotencyHealthIndicator(DataSource dataSource, ClaimInspector inspector,
-			IdempotentProperties properties) {
-		return new IdempotencyHealthIndicator(inspector, new SchemaValidator(dataSource, inspector.getTable(),
-				inspector.getDialect(), properties.getMaxKeyLength()));
+			IdempotentProperties properties, ObjectProvider<IdempotentSchemaValidation> startupCheck) {
+		// the startup check's validator when there is one: it knows the fingerprint column and the archive table
+		IdempotentSchemaValidation validation = startupCheck.getIfAvailable();
+		SchemaValidator validator = (validation != null) ? validation.validator()
+				: new SchemaValidator(dataSource, inspector.getTable(), inspector.getDialect(),
+						properties.getMaxKeyLength());
+		return new IdempotencyHealthIndicator(inspector, validator);
 	}
 
 }

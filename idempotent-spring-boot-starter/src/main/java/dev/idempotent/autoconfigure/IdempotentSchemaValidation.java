@@ -30,6 +30,11 @@ public class IdempotentSchemaValidation implements InitializingBean {
 		this.mode = mode;
 	}
 
+	/** The validator of the startup check, for the health contributor: the same tables, columns and options. */
+	SchemaValidator validator() {
+		return this.validator;
+	}
+
 	/**
 	 * Check the table.
 	 * @throws SchemaValidator.InvalidSchemaException in mode {@link SchemaValidationMode#FAIL} when a problem is

@@ -177,8 +177,10 @@ public final class RetentionWindowCheck implements SmartLifecycle {
 		String fix = topic.keepsForever()
 				? "keep keys as long as the topic keeps records (disable idempotent.retention), or give the topic a"
 						+ " time-based retention.ms of at most " + this.period.toMillis()
-				: "set idempotent.retention.period to at least " + Duration.ofMillis(topic.retentionMs())
-						+ ", or lower the topic's retention.ms to at most " + this.period.toMillis();
+				: "set idempotent.retention.period to at least " + Duration.ofMillis(topic.longestAgeMs())
+						+ " (retention.ms + segment.ms: Kafka deletes a segment only when its newest record is older"
+						+ " than retention.ms), or lower the topic's retention.ms + segment.ms to at most "
+						+ this.period.toMillis();
 		return "Topic '" + topic.topic() + "' of an @IdempotentListener keeps records " + topic.describe()
 				+ ", longer than the idempotency table keeps keys (idempotent.retention.period=" + this.period
 				+ "): a replay from the earliest offset would process records older than that again. Fix: " + fix + ".";

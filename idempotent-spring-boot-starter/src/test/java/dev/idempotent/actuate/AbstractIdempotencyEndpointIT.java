@@ -140,8 +140,9 @@ abstract class AbstractIdempotencyEndpointIT {
 		assertThat(first.jsonString()).doesNotContain("+4915112345");
 		assertThat(first.read("$.rows[0].status", String.class)).isEqualTo("FAILED");
 		assertThat(first.read("$.rows[0].attempts", Integer.class)).isEqualTo(4);
-		assertThat(first.read("$.rows[0].lastError", String.class)).isEqualTo("java.lang.IllegalStateException: payment of "
-				+ KeyMasker.MASKED.mask("CUSTOMER-+49151123453") + " refused");
+		assertThat(first.read("$.rows[0].lastError", String.class)).as("the error's text may quote the key")
+			.startsWith("java.lang.IllegalStateException: (message hidden")
+			.doesNotContain("49151123453");
 
 		DocumentContext second = getJson("/actuator/idempotency/failed?scope=" + this.scope + "&size=2&page=1", 200);
 		assertThat(second.read("$.hasMore", Boolean.class)).isFalse();

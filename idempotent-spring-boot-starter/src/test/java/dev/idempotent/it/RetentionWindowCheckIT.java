@@ -70,11 +70,11 @@ class RetentionWindowCheckIT {
 				.as("one WARN for a topic named by two listeners")
 				.hasSize(2);
 			assertThat(output).contains("WARN")
-				.contains("Topic '" + LONG + "' of an @IdempotentListener keeps records PT720H (retention.ms=2592000000,"
-						+ " cleanup.policy=delete), longer than the idempotency table keeps keys"
-						+ " (idempotent.retention.period=PT168H): a replay from the earliest offset would process"
-						+ " records older than that again. Fix: set idempotent.retention.period to at least PT720H, or"
-						+ " lower the topic's retention.ms to at most 604800000.")
+				.contains("Topic '" + LONG + "' of an @IdempotentListener keeps records up to PT888H (retention.ms="
+						+ "2592000000, segment.ms=604800000, cleanup.policy=delete), longer than the idempotency table"
+						+ " keeps keys (idempotent.retention.period=PT168H): a replay from the earliest offset would"
+						+ " process records older than that again. Fix: set idempotent.retention.period to at least"
+						+ " PT888H (retention.ms + segment.ms")
 				.contains("Topic '" + FOREVER + "' of an @IdempotentListener keeps records forever (retention.ms=-1")
 				.contains("Topic '" + COMPACTED + "' of an @IdempotentListener keeps records forever (retention.ms=")
 				.doesNotContain("Topic '" + SHORT + "'")
@@ -114,10 +114,11 @@ class RetentionWindowCheckIT {
 		props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString());
 		try (Admin admin = Admin.create(props)) {
 			Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-			List<NewTopic> topics = List.of(topic(SHORT, Map.of("retention.ms", "3600000")),
+			List<NewTopic> topics = List.of(topic(SHORT, Map.of("retention.ms", "3600000", "segment.ms", "3600000")),
 					topic(LONG, Map.of("retention.ms", "2592000000")), topic(FOREVER, Map.of("retention.ms", "-1")),
 					topic(COMPACTED, Map.of("cleanup.policy", "compact")),
-					topic(COMPACT_DELETE, Map.of("cleanup.policy", "compact,delete", "retention.ms", "3600000")));
+					topic(COMPACT_DELETE, Map.of("cleanup.policy", "compact,delete", "retention.ms", "3600000",
+							"segment.ms", "3600000")));
 			List<NewTopic> missing = topics.stream().filter((topic) -> !existing.contains(topic.name())).toList();
 			if (!missing.isEmpty()) {
 				admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
