@@ -103,7 +103,7 @@ class RetentionWindowCheckIT {
 		createTopics(broker);
 		this.runner
 			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
-					"idempotent.retention.period=30d", "idempotent.retention.window-check=none")
+					"idempotent.retention.period=38d", "idempotent.retention.window-check=none")
 			.run((context) -> assertThat(context.getBean(RetentionWindowCheck.class).check())
 				.extracting(TopicRetention::topic)
 				.containsExactlyInAnyOrder(FOREVER, COMPACTED));

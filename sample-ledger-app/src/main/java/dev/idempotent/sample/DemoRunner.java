@@ -62,11 +62,12 @@ public class DemoRunner implements ApplicationRunner {
 		String runId = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMddHHmmss")) + "-"
 				+ Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
 		String topic = this.properties.getTopic();
+		// counted before publishing: the listener starts consuming while the stream is still being published
+		long before = this.progress.deliveries();
 		DemoStream.Published published = this.stream.publish(topic, runId, this.properties.getEvents(),
 				this.properties.getResendRatio());
 		logger.info("Published {} order-paid events as {} records (re-sends included)", published.events(),
 				published.records());
-		long before = this.progress.deliveries();
 		this.progress.awaitCaughtUp(PaymentListener.ID, topic, before + published.records(),
 				this.properties.getPhaseTimeout());
 		logger.info("Consumed the stream; replaying the topic from offset 0, as after a lost offset commit");
