@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Watches the hit ratio of each scope over a sliding window ({@link HitRatioWindow}, 10 buckets): the ratio per
- * scope ({@link #ratio}, shown as the gauge {@value #HIT_RATIO} by {@link HitRatioMeters}), and a WARN on {@value #LOGGER_NAME} when the ratio rises above {@code threshold} while the window holds at
+ * scope ({@link #ratio}, shown as the gauge {@value HitRatioMeters#HIT_RATIO} by {@link HitRatioMeters}), and a WARN
+ * on {@value #LOGGER_NAME} when the ratio rises above {@code threshold} while the window holds at
  * least {@code minSamples} outcomes: an upstream is probably re-sending in bulk. The WARN is logged once per
  * crossing; an INFO follows when the ratio falls back to the threshold or below. Claims (new and reclaimed) and
  * hits are the samples; rejected keys are not.

@@ -155,25 +155,42 @@ public final class JdbcRetentionJob {
 			int isolation = connection.getTransactionIsolation();
 			connection.setAutoCommit(false);
 			connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+			int rows;
 			try {
-				int rows = moveBatch(connection, cutoff);
+				rows = moveBatch(connection, cutoff);
 				connection.commit();
-				return rows;
 			}
 			catch (SQLException | RuntimeException ex) {
 				rollback(connection, ex);
+				restore(connection, isolation, autoCommit, ex);
 				throw ex;
 			}
-			finally {
-				connection.setTransactionIsolation(isolation);
-				connection.setAutoCommit(autoCommit);
-			}
+			restore(connection, isolation, autoCommit, null);
+			return rows;
 		}
 		catch (SQLException ex) {
 			DataAccessException translated = this.translator.translate("retention of " + this.statements.table(),
 					null, ex);
 			throw (translated != null) ? translated
 					: new UncategorizedSQLException("retention of " + this.statements.table(), null, ex);
+		}
+	}
+
+	/**
+	 * Give the pooled connection its settings back. After a failure, a failure to restore (a broken connection)
+	 * is added to it rather than hiding it.
+	 */
+	private static void restore(Connection connection, int isolation, boolean autoCommit, @Nullable Exception failure)
+			throws SQLException {
+		try {
+			connection.setTransactionIsolation(isolation);
+			connection.setAutoCommit(autoCommit);
+		}
+		catch (SQLException ex) {
+			if (failure == null) {
+				throw ex;
+			}
+			failure.addSuppressed(ex);
 		}
 	}
 

@@ -70,7 +70,9 @@ public class IdempotentAuditScheduler implements SmartLifecycle {
 		try {
 			task.action().run();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			// whatever a run throws, the next run must still happen: a scheduled executor silently drops a task
+			// that throws
 			logger.warn("{} failed; it runs again in {}: {}", task.name(), task.interval(), ex.toString());
 		}
 	}

@@ -1,6 +1,7 @@
 package dev.idempotent.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import javax.sql.DataSource;
 
@@ -15,6 +16,8 @@ import dev.idempotent.retention.RetentionListener;
 import dev.idempotent.retention.RetentionMode;
 import dev.idempotent.retention.RetentionPolicy;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanExpressionContext;
@@ -46,11 +49,24 @@ import org.springframework.kafka.core.KafkaAdmin;
 		IdempotentForensicsProperties.class })
 public class IdempotentRetentionAutoConfiguration {
 
+	/** Below this period the startup WARNs: offsets can take longer than that to be committed or replayed. */
+	static final Duration SHORTEST_SAFE_PERIOD = Duration.ofDays(1);
+
+	private static final Logger logger = LoggerFactory.getLogger(IdempotentRetentionAutoConfiguration.class);
+
 	@Bean
 	@ConditionalOnMissingBean
 	RetentionPolicy idempotentRetentionPolicy(IdempotentRetentionProperties retention) {
-		return new RetentionPolicy(retention.getPeriod(), retention.getMode(), retention.isIncludeFailed(),
-				retention.getBatchSize());
+		RetentionPolicy policy = new RetentionPolicy(retention.getPeriod(), retention.getMode(),
+				retention.isIncludeFailed(), retention.getBatchSize());
+		if (policy.period().compareTo(SHORTEST_SAFE_PERIOD) < 0) {
+			logger.warn("idempotent.retention.period={} is shorter than {}: a record whose offset commit is delayed"
+					+ " (error-handler retries, a paused container, a long rebalance) or that is replayed later can"
+					+ " outlive its key and be processed again. Keep the period longer than the longest replay;"
+					+ " see docs/operations.md, 'Retention period shorter than a day'", policy.period(),
+					SHORTEST_SAFE_PERIOD);
+		}
+		return policy;
 	}
 
 	@Bean

@@ -64,7 +64,9 @@ public class IdempotentRetentionScheduler implements SmartLifecycle {
 		try {
 			this.job.run();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			// whatever a run throws, the next run must still happen: a scheduled executor silently drops a task
+			// that throws
 			if (this.executor == null) {
 				logger.debug("Retention run stopped with the application (its committed batches stay committed)", ex);
 			}

@@ -78,6 +78,24 @@ class IdempotentRetentionAutoConfigurationTest {
 	}
 
 	@Test
+	@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+	void aPeriodShorterThanADayIsWarnedAbout(org.springframework.boot.test.system.CapturedOutput output) {
+		this.runner
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:retention-short;MODE=MySQL;DB_CLOSE_DELAY=-1",
+					"idempotent.retention.enabled=true", "idempotent.retention.period=1h",
+					"idempotent.retention.window-check=none")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("WARN").contains("idempotent.retention.period=PT1H is shorter than PT24H");
+			});
+		this.runner
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:retention-long;MODE=MySQL;DB_CLOSE_DELAY=-1",
+					"idempotent.retention.enabled=true", "idempotent.retention.period=2d",
+					"idempotent.retention.window-check=none")
+			.run((context) -> assertThat(output).doesNotContain("idempotent.retention.period=PT48H is shorter"));
+	}
+
+	@Test
 	void archivesOnScheduleCountsAndStopsWithTheContext() {
 		this.runner
 			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:retention-on;MODE=MySQL;DB_CLOSE_DELAY=-1",
