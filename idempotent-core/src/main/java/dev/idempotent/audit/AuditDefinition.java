@@ -11,8 +11,9 @@ import org.jspecify.annotations.Nullable;
  * more than one row (optionally only among the rows matching {@code filter}) are reported as duplicates.
  * <p>The table and the column are written into SQL text, so they are validated as plain identifiers (the table
  * optionally schema-qualified). The filter is a boolean SQL expression inserted as it is into the WHERE clause: it
- * is <strong>trusted SQL from the application's configuration</strong>, never to be built from user input. As a
- * safeguard, filters with a statement separator ({@code ;}) or a comment ({@code --}, {@code /*}) are refused.
+ * is <strong>trusted SQL from the application's configuration</strong>, never to be built from user input. Filters
+ * with a statement separator ({@code ;}) or a comment ({@code --}, {@code /*}) are refused: a guard against
+ * mistakes, not a security boundary (it does not parse SQL).
  * Immutable and thread-safe.
  *
  * @param name the audit's name, used in meters and logs; letters, digits, '.', '_' and '-', never {@code null}

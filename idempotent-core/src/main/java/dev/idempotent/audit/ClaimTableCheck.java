@@ -6,14 +6,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.jdbc.ColumnTime;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.key.KeyMasker;
@@ -87,7 +86,7 @@ public class ClaimTableCheck {
 	 */
 	public ClaimTableCounts run() {
 		Instant now = this.clock.instant();
-		LocalDateTime utc = LocalDateTime.ofInstant(now.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+		LocalDateTime utc = ColumnTime.of(now);
 		long failed = count("SELECT COUNT(*) FROM " + this.table + " WHERE status = 2");
 		String stuckRows = " FROM " + this.table + " WHERE status = 0 AND lease_until < ?";
 		long stuck = count("SELECT COUNT(*)" + stuckRows, utc);

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
@@ -45,6 +46,9 @@ public class JdbcAudits implements Audits {
 
 	private final Map<String, AuditDefinition> definitions;
 
+	/** Per audit: the monitor its runs hold (they never overlap) and their sequence numbers. */
+	private final Map<String, Runs> runs;
+
 	private final JdbcTemplate jdbc;
 
 	private final JdbcTemplate sampleJdbc;
@@ -73,6 +77,9 @@ public class JdbcAudits implements Audits {
 			}
 		}
 		this.definitions = Map.copyOf(byName);
+		Map<String, Runs> runs = new LinkedHashMap<>();
+		byName.keySet().forEach((name) -> runs.put(name, new Runs()));
+		this.runs = Map.copyOf(runs);
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.jdbc.setQueryTimeout(seconds(queryTimeout));
 		this.sampleJdbc = new JdbcTemplate(dataSource);
@@ -102,9 +109,30 @@ public class JdbcAudits implements Audits {
 		return definition;
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>Runs of one audit never overlap (a scheduled run and on-demand requests, or several requests): a caller
+	 * that had to wait for a run which started after its own call gets that run's result instead of querying again.
+	 */
 	@Override
 	public AuditResult run(String name) {
 		AuditDefinition definition = definition(name);
+		Runs runs = this.runs.get(name);
+		long calledAfter = runs.started.get();
+		synchronized (runs) {
+			AuditResult latest = this.results.get(name);
+			if (latest != null && runs.finishedRun > calledAfter) {
+				return latest;
+			}
+			long run = runs.started.incrementAndGet();
+			AuditResult result = query(definition);
+			runs.finishedRun = run;
+			return result;
+		}
+	}
+
+	private AuditResult query(AuditDefinition definition) {
+		String name = definition.name();
 		Instant ranAt = this.clock.instant();
 		long start = System.nanoTime();
 		String duplicated = duplicatedKeysQuery(definition);
@@ -148,6 +176,15 @@ public class JdbcAudits implements Audits {
 		else {
 			logger.debug("Audit '{}' found no duplicates in {} ms", result.name(), result.took().toMillis());
 		}
+	}
+
+	/** The runs of one audit: its monitor, how many started, and which one finished last. */
+	private static final class Runs {
+
+		final AtomicLong started = new AtomicLong();
+
+		long finishedRun;
+
 	}
 
 }

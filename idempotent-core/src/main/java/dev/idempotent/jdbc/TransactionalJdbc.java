@@ -7,8 +7,6 @@ import java.sql.Types;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 
 import javax.sql.DataSource;
 
@@ -67,12 +65,11 @@ final class TransactionalJdbc {
 
 	/** Now, in UTC, to the microsecond (the columns' precision). */
 	LocalDateTime now() {
-		Instant instant = this.clock.instant().truncatedTo(ChronoUnit.MICROS);
-		return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+		return ColumnTime.of(this.clock.instant());
 	}
 
 	static @Nullable Instant utc(@Nullable LocalDateTime time) {
-		return (time != null) ? time.toInstant(ZoneOffset.UTC) : null;
+		return ColumnTime.toInstant(time);
 	}
 
 	/** Bind topic, partition and offset to three parameters from {@code index}. */

@@ -7,13 +7,13 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.jdbc.ColumnTime;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import org.jspecify.annotations.Nullable;
@@ -124,7 +124,7 @@ public final class JdbcRetentionJob {
 	 */
 	public int run() {
 		Instant cutoff = this.policy.cutoff(this.clock.instant()).truncatedTo(ChronoUnit.MICROS);
-		LocalDateTime utcCutoff = LocalDateTime.ofInstant(cutoff, ZoneOffset.UTC);
+		LocalDateTime utcCutoff = ColumnTime.of(cutoff);
 		int total = 0;
 		try {
 			int rows;

@@ -173,6 +173,37 @@ class JdbcAuditsTest {
 		assertThatThrownBy(() -> audits.lastResult("nope")).isInstanceOf(IllegalArgumentException.class);
 	}
 
+	@org.junit.jupiter.api.Test
+	void runsOfOneAuditNeverOverlapAndCallersWaitingForALaterRunShareItsResult() throws Exception {
+		JdbcTemplate jdbc = ledger(TestDatabases.mariadb());
+		credit(jdbc, "ORD-1", "PAY_CREDIT", 2);
+		// a slow audit: MariaDB's SLEEP in the filter holds each run for about 0.4 s
+		JdbcAudits audits = audits(new AuditDefinition("slow", this.ledger, "order_id", "SLEEP(0.2) = 0",
+				Duration.ofMinutes(5)));
+		java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+		try {
+			java.util.concurrent.Future<AuditResult> first = pool.submit(() -> audits.run("slow"));
+			org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM information_schema.PROCESSLIST"
+						+ " WHERE INFO LIKE '%SLEEP(0.2)%' AND INFO NOT LIKE '%PROCESSLIST%'", Integer.class) == 1);
+			List<java.util.concurrent.Future<AuditResult>> waiting = new java.util.ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				waiting.add(pool.submit(() -> audits.run("slow")));
+			}
+			java.util.Set<AuditResult> results = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+			results.add(first.get(30, java.util.concurrent.TimeUnit.SECONDS));
+			for (java.util.concurrent.Future<AuditResult> result : waiting) {
+				results.add(result.get(30, java.util.concurrent.TimeUnit.SECONDS));
+			}
+			assertThat(results).as("the first run, and one run for the three callers that waited for it").hasSize(2)
+				.allSatisfy((result) -> assertThat(result.duplicatedKeys()).isOne());
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
 	private JdbcAudits audits(AuditDefinition... definitions) {
 		return new JdbcAudits(this.dataSource, List.of(definitions), Duration.ofSeconds(10), KeyMasker.MASKED,
 				Clock.fixed(NOW, ZoneOffset.UTC));
