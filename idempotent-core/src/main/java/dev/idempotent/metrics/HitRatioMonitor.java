@@ -140,15 +140,15 @@ public class HitRatioMonitor implements ClaimListener {
 		private synchronized void crossing(double ratio, long samples) {
 			if (!this.above && samples >= HitRatioMonitor.this.minSamples && ratio > HitRatioMonitor.this.threshold) {
 				this.above = true;
-				logger.warn("Hit ratio of scope {} is {}% over the last {} ({} claims), above {}%: an upstream is "
+				logger.warn("Hit ratio of scope {} is {}% over the last {} s ({} claims), above {}%: an upstream is "
 						+ "probably re-sending in bulk. See the runbook section 'Hit ratio above threshold'",
-						this.name, percent(ratio), HitRatioMonitor.this.window, samples,
+						this.name, percent(ratio), HitRatioMonitor.this.window.toSeconds(), samples,
 						percent(HitRatioMonitor.this.threshold));
 			}
 			else if (this.above && ratio <= HitRatioMonitor.this.threshold) {
 				this.above = false;
-				logger.info("Hit ratio of scope {} is back to {}% over the last {} ({} claims)", this.name,
-						percent(ratio), HitRatioMonitor.this.window, samples);
+				logger.info("Hit ratio of scope {} is back to {}% over the last {} s ({} claims)", this.name,
+						percent(ratio), HitRatioMonitor.this.window.toSeconds(), samples);
 			}
 		}
 

@@ -35,7 +35,7 @@ class HitRatioMonitorTest {
 
 			record("orders", 1, 0);
 			assertThat(log.messages(Level.WARN)).singleElement().asString()
-				.contains("Hit ratio of scope orders is 70.00% over the last PT1M (10 claims), above 50.00%");
+				.contains("Hit ratio of scope orders is 70.00% over the last 60 s (10 claims), above 50.00%");
 			record("orders", 20, 0);
 			assertThat(log.messages(Level.WARN)).as("once per crossing").hasSize(1);
 

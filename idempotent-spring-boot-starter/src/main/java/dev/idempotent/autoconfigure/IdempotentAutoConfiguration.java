@@ -261,8 +261,9 @@ public class IdempotentAutoConfiguration {
 		PlatformTransactionManager manager = transactionManager.getIfUnique();
 		if (manager == null) {
 			throw new IllegalStateException("@IdempotentListener needs exactly one PlatformTransactionManager for the "
-					+ "business DataSource; found none or several. Define a TransactionalClaimExecutor and a "
-					+ "FailureRecorder bean to choose one.");
+					+ "business DataSource; found none, or several without a @Primary one (with Kafka transactions there"
+					+ " is also a KafkaTransactionManager). Mark the JDBC transaction manager @Primary, or define a"
+					+ " TransactionalClaimExecutor and a FailureRecorder bean to choose one.");
 		}
 		return manager;
 	}

@@ -1,8 +1,11 @@
 package dev.idempotent.kafka;
 
 import dev.idempotent.claim.FailureRecorder;
+import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.key.KeyMasker;
+import dev.idempotent.retention.LateRecordException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,7 +15,8 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
  * Decorates a recoverer (typically a {@code DeadLetterPublishingRecoverer}): once the delegate has recovered a
  * record whose idempotent work failed, the record's key is marked FAILED, with the attempts and the last error,
  * in a transaction of its own. If the delegate throws, nothing is marked and the error handler keeps the record;
- * if the marking fails, it is logged at WARN and the record stays recovered.
+ * if the marking fails, it is logged at WARN and the record stays recovered. Every recovered record gets one WARN
+ * naming it and why (a rejected key's reason, or the root cause's type; never the message, which can quote the key).
  * Records rejected for a bad key have no claim and are only passed to the delegate.
  * <p>The starter's error handler uses it; an application with its own {@code DefaultErrorHandler} wraps its
  * recoverer with it to get the same FAILED rows. It must run on the consumer thread, as recoverers of
@@ -60,7 +64,39 @@ public final class FailedClaimRecoverer implements ConsumerRecordRecoverer {
 	@Override
 	public void accept(ConsumerRecord<?, ?> record, Exception exception) {
 		this.delegate.accept(record, exception);
+		logger.warn("Dead-lettered {}-{}@{}: {}; see docs/operations.md, '{}'", record.topic(), record.partition(),
+				record.offset(), cause(exception), (rejection(exception) != null) ? "Rejected keys" : "Dead-lettered records");
 		FailedDeliveries.take(record).ifPresent((failure) -> record(failure, exception));
+	}
+
+	/**
+	 * Describe why a record was dead-lettered without the failure's message, which can quote the key: the reason
+	 * of a rejected key, else the type of the root cause (the dead-letter record's headers carry the message).
+	 */
+	private static String cause(Exception exception) {
+		InvalidIdempotencyKeyException rejection = rejection(exception);
+		if (rejection != null) {
+			return "its idempotency key was rejected (" + rejection.getReason() + ")";
+		}
+		Throwable root = exception;
+		for (Throwable cause = exception; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof LateRecordException) {
+				return "it is older than the retention period (LATE_RECORD)";
+			}
+		}
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		return "its processing kept failing (" + root.getClass().getName() + ")";
+	}
+
+	private static @Nullable InvalidIdempotencyKeyException rejection(Throwable exception) {
+		for (Throwable cause = exception; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof InvalidIdempotencyKeyException invalid) {
+				return invalid;
+			}
+		}
+		return null;
 	}
 
 	/**

@@ -21,8 +21,9 @@ import dev.idempotent.claim.ClaimMode;
  * <p>The method runs inside the claim's JDBC transaction; it returns, the transaction commits, and only then
  * does the listener container commit the offset. A key that is null, blank, too long, or whose expression
  * fails is bad input: the record is not retried and goes to the dead-letter topic with the reason in headers.
- * <p>Supported: single-record listeners on containers created by a container factory bean. The bean is
- * proxied; the method must be public and not final.
+ * <p>Supported: single-record and batch listeners (a {@code List} of records or payloads; only newly claimed
+ * elements are passed, LEASED mode is single-record only) on containers created by a container factory bean. The
+ * bean is proxied; the method must be public and not final.
  *
  * @since 0.1.0
  */

@@ -18,7 +18,35 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /** A record already in the dead-letter topic stays recovered when its FAILED row cannot be written. */
+@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class FailedClaimRecovererTest {
+
+	@Test
+	void everyDeadLetteredRecordIsLoggedWithItsReasonButNotItsKey(org.springframework.boot.test.system.CapturedOutput output) {
+		FailedClaimRecoverer recoverer = new FailedClaimRecoverer((record, ex) -> {
+		}, new FailureRecorder(new ClaimStore() {
+			@Override
+			public ClaimResult claim(ClaimRequest request) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public void markFailed(ClaimRequest request, int attempts, String lastError) {
+			}
+		}, new DataSourceTransactionManager(TestDatabases.h2())));
+
+		recoverer.accept(new ConsumerRecord<>("orders", 1, 8L, "k", "v"), new org.springframework.kafka.listener.ListenerExecutionFailedException(
+				"failed", new dev.idempotent.key.InvalidIdempotencyKeyException(dev.idempotent.key.InvalidKeyReason.BLANK,
+						"key of +4917600000 is blank", null)));
+		recoverer.accept(new ConsumerRecord<>("orders", 2, 9L, "k", "v"),
+				new IllegalStateException("payment of +4917600000 refused"));
+
+		assertThat(output).contains("WARN")
+			.contains("Dead-lettered orders-1@8: its idempotency key was rejected (BLANK); see docs/operations.md, 'Rejected keys'")
+			.contains("Dead-lettered orders-2@9: its processing kept failing (java.lang.IllegalStateException); see"
+					+ " docs/operations.md, 'Dead-lettered records'")
+			.doesNotContain("4917600000");
+	}
 
 	@Test
 	void aFailureToMarkTheKeyFailedDoesNotRecoverTheRecordAgain() {
