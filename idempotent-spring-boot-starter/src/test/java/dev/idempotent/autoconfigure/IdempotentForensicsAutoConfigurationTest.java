@@ -167,7 +167,7 @@ class IdempotentForensicsAutoConfigurationTest {
 		await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() >= 3 && failures.get() >= 3);
 		scheduler.stop();
 		assertThat(scheduler.isRunning()).isFalse();
-		assertThat(output).contains("WARN").contains("failing failed; it runs again in PT0.02S")
+		assertThat(output).contains("WARN").contains("failing failed; next run in PT0.02S")
 			.contains("database down")
 			.doesNotContain("ERROR");
 		int after = runs.get();
