@@ -51,7 +51,7 @@ public final class Benchmark {
 	/** The benchmark's idempotency table. */
 	static final String CLAIM_TABLE = "bench_claim";
 
-	/** Every table the benchmark writes; each run starts without them, so runs measure the same table sizes. */
+	/** Every table the benchmark writes; each round starts without them, so rounds measure the same table sizes. */
 	private static final List<String> TABLES = List.of(CLAIM_TABLE, "bench_ledger", "bench_outbox", "bench_seen",
 			Variants.METADATA_TABLE);
 
@@ -88,6 +88,7 @@ public final class Benchmark {
 			// rounds interleave the variants, so that a slow spell of the machine does not hit one variant only
 			Map<Variant, List<Result>> results = new java.util.LinkedHashMap<>();
 			for (int round = 1; round <= settings.rounds(); round++) {
+				dropTables(settings); // every round measures the same, empty tables
 				for (Variant variant : settings.variants()) {
 					results.computeIfAbsent(variant, (v) -> new ArrayList<>())
 						.add(runVariant(variant, settings, broker, run + "-" + round));
