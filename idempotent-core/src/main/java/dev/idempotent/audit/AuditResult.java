@@ -17,6 +17,10 @@ import java.util.List;
  */
 public record AuditResult(String name, long duplicatedKeys, List<String> sampleKeys, Instant ranAt, Duration took) {
 
+	/**
+	 * Create a result; the sample keys are copied.
+	 * @throws NullPointerException if {@code sampleKeys} is {@code null} or holds {@code null}
+	 */
 	public AuditResult {
 		sampleKeys = List.copyOf(sampleKeys);
 	}

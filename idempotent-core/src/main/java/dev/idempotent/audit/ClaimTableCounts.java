@@ -16,6 +16,10 @@ import java.util.List;
  */
 public record ClaimTableCounts(long failed, long stuck, List<String> stuckSampleKeys, Instant checkedAt) {
 
+	/**
+	 * Create counts; the sample keys are copied.
+	 * @throws NullPointerException if {@code stuckSampleKeys} is {@code null} or holds {@code null}
+	 */
 	public ClaimTableCounts {
 		stuckSampleKeys = List.copyOf(stuckSampleKeys);
 	}

@@ -343,41 +343,15 @@ public abstract class AbstractClaimStoreContractTest {
 
 	@Test
 	void aHolderThatRollsBackLetsExactlyOneOfTheWaitingClaimsWin() throws Exception {
-		CountDownLatch holding = new CountDownLatch(1);
-		CountDownLatch release = new CountDownLatch(1);
+		HeldClaim holder = new HeldClaim("order-1", false);
 		AtomicInteger runs = new AtomicInteger();
-		CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
-			try {
-				this.executor.execute(request("order-1"), () -> {
-					holding.countDown();
-					release.await();
-					throw new IllegalStateException("holder rolls back");
-				});
-			}
-			catch (Throwable ex) {
-				assertThat(ex).hasMessage("holder rolls back");
-			}
-		});
-		assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
 		List<CompletableFuture<ClaimOutcome<Integer>>> waiters = new ArrayList<>();
 		List<Thread> threads = new ArrayList<>();
 		for (int i = 0; i < 2; i++) {
-			CompletableFuture<ClaimOutcome<Integer>> waiter = new CompletableFuture<>();
-			Thread thread = new Thread(() -> {
-				try {
-					waiter.complete(this.executor.execute(request("order-1"), runs::incrementAndGet));
-				}
-				catch (Throwable ex) {
-					waiter.completeExceptionally(ex);
-				}
-			}, "claim-waiter-" + i);
-			thread.start();
-			waiters.add(waiter);
-			threads.add(thread);
+			waiters.add(startThread("claim-waiter-" + i, threads,
+					() -> this.executor.execute(request("order-1"), runs::incrementAndGet)));
 		}
-		awaitLockWaits(this.jdbc, threads);
-		release.countDown();
-		holder.get(30, TimeUnit.SECONDS);
+		holder.releaseAfterLockWaits(threads);
 		List<Class<?>> outcomes = new ArrayList<>();
 		for (CompletableFuture<ClaimOutcome<Integer>> waiter : waiters) {
 			outcomes.add(waiter.get(60, TimeUnit.SECONDS).getClass());
@@ -523,42 +497,12 @@ public abstract class AbstractClaimStoreContractTest {
 	@org.junit.jupiter.params.provider.ValueSource(booleans = { true, false })
 	void aBatchMeetingAConcurrentClaimOfOneOfItsKeysWaitsForItsOutcome(boolean holderCommits) throws Throwable {
 		this.executor.execute(request("old"), () -> null);
-		CountDownLatch holding = new CountDownLatch(1);
-		CountDownLatch release = new CountDownLatch(1);
-		CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
-			try {
-				this.executor.execute(request("k2"), () -> {
-					holding.countDown();
-					release.await();
-					if (!holderCommits) {
-						throw new IllegalStateException("holder rolls back");
-					}
-					return null;
-				});
-			}
-			catch (Throwable ex) {
-				assertThat(ex).hasMessage("holder rolls back");
-			}
-		});
-		assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
-		CompletableFuture<BatchOutcome<List<Integer>>> batch = new CompletableFuture<>();
-		Thread thread = new Thread(() -> {
-			try {
-				batch.complete(this.executor.executeBatch(
-						List.of(request("k1"), request("k2"), request("old"), request("k3")), (claimed) -> claimed));
-			}
-			catch (Throwable ex) {
-				batch.completeExceptionally(ex);
-			}
-		}, "batch-claim");
-		thread.start();
-		try {
-			awaitLockWaits(this.jdbc, List.of(thread));
-		}
-		finally {
-			release.countDown();
-		}
-		holder.get(30, TimeUnit.SECONDS);
+		HeldClaim holder = new HeldClaim("k2", holderCommits);
+		List<Thread> threads = new ArrayList<>();
+		CompletableFuture<BatchOutcome<List<Integer>>> batch = startThread("batch-claim", threads,
+				() -> this.executor.executeBatch(List.of(request("k1"), request("k2"), request("old"), request("k3")),
+						(claimed) -> claimed));
+		holder.releaseAfterLockWaits(threads);
 
 		BatchOutcome<List<Integer>> outcome = batch.get(60, TimeUnit.SECONDS);
 		if (holderCommits) {
@@ -575,27 +519,12 @@ public abstract class AbstractClaimStoreContractTest {
 
 	@Test
 	void aReadUncommittedBatchWaitsForAnUncommittedClaimInsteadOfCountingItAsAHit() throws Throwable {
-		CountDownLatch holding = new CountDownLatch(1);
-		CountDownLatch release = new CountDownLatch(1);
-		CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
-			try {
-				this.executor.execute(request("k2"), () -> {
-					holding.countDown();
-					release.await();
-					throw new IllegalStateException("holder rolls back");
-				});
-			}
-			catch (Throwable ex) {
-				assertThat(ex).hasMessage("holder rolls back");
-			}
-		});
-		assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+		HeldClaim holder = new HeldClaim("k2", false);
 		TransactionTemplate readUncommitted = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		readUncommitted.setIsolationLevel(TransactionTemplate.ISOLATION_READ_UNCOMMITTED);
-		CompletableFuture<BatchOutcome<List<Integer>>> batch = new CompletableFuture<>();
-		Thread thread = new Thread(() -> {
-			try {
-				batch.complete(readUncommitted.execute((status) -> {
+		List<Thread> threads = new ArrayList<>();
+		CompletableFuture<BatchOutcome<List<Integer>>> batch = startThread("read-uncommitted-batch", threads,
+				() -> readUncommitted.execute((status) -> {
 					try {
 						return this.executor.executeBatch(List.of(request("k1"), request("k2")), (claimed) -> claimed);
 					}
@@ -603,19 +532,7 @@ public abstract class AbstractClaimStoreContractTest {
 						throw new IllegalStateException(ex);
 					}
 				}));
-			}
-			catch (RuntimeException ex) {
-				batch.completeExceptionally(ex);
-			}
-		}, "read-uncommitted-batch");
-		thread.start();
-		try {
-			awaitLockWaits(this.jdbc, List.of(thread));
-		}
-		finally {
-			release.countDown();
-		}
-		holder.get(30, TimeUnit.SECONDS);
+		holder.releaseAfterLockWaits(threads);
 
 		assertThat(batch.get(60, TimeUnit.SECONDS).claimed()).as("k2's holder rolled back").containsExactly(0, 1);
 	}
@@ -878,6 +795,70 @@ public abstract class AbstractClaimStoreContractTest {
 		assertThatThrownBy(() -> this.store.claim(request("order-1"))).isInstanceOf(IllegalStateException.class)
 			.hasMessageContaining("inside a transaction");
 		assertThat(count(this.table.value())).isZero();
+	}
+
+	/** Run claiming work on a thread of its own, so that its lock waits can be awaited. */
+	private static <T> CompletableFuture<T> startThread(String name, List<Thread> threads, ClaimingWork<T> work) {
+		CompletableFuture<T> result = new CompletableFuture<>();
+		Thread thread = new Thread(() -> {
+			try {
+				result.complete(work.call());
+			}
+			catch (Throwable ex) {
+				result.completeExceptionally(ex);
+			}
+		}, name);
+		thread.start();
+		threads.add(thread);
+		return result;
+	}
+
+	/** Work of {@link #startThread}. */
+	@FunctionalInterface
+	private interface ClaimingWork<T> {
+
+		T call() throws Throwable;
+
+	}
+
+	/** A claim of one key that another transaction holds open until released; it then commits or rolls back. */
+	private final class HeldClaim {
+
+		private final CountDownLatch release = new CountDownLatch(1);
+
+		private final CompletableFuture<Void> done;
+
+		HeldClaim(String key, boolean commits) throws InterruptedException {
+			CountDownLatch holding = new CountDownLatch(1);
+			this.done = CompletableFuture.runAsync(() -> {
+				try {
+					AbstractClaimStoreContractTest.this.executor.execute(request(key), () -> {
+						holding.countDown();
+						this.release.await();
+						if (!commits) {
+							throw new IllegalStateException("holder rolls back");
+						}
+						return null;
+					});
+				}
+				catch (Throwable ex) {
+					assertThat(ex).hasMessage("holder rolls back");
+				}
+			});
+			assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+		}
+
+		/** Let the holder end once the threads wait on its lock (released even if they never do), and wait for it. */
+		void releaseAfterLockWaits(List<Thread> waiters) throws Exception {
+			try {
+				awaitLockWaits(AbstractClaimStoreContractTest.this.jdbc, waiters);
+			}
+			finally {
+				this.release.countDown();
+			}
+			this.done.get(30, TimeUnit.SECONDS);
+		}
+
 	}
 
 	protected void awaitCount(JdbcTemplate jdbc, String sql, int atLeast) {

@@ -18,13 +18,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
-import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
@@ -153,16 +152,8 @@ class BatchListenerIT {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@Import(BatchContainerFactory.class)
 	static class Listeners {
-
-		@Bean
-		ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
-				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
-			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
-			configurer.configure(factory, consumers);
-			factory.setBatchListener(true);
-			return factory;
-		}
 
 		@Bean
 		BatchListeners batchListeners(ItLedger ledger) {

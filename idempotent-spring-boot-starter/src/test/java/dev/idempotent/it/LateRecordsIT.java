@@ -24,13 +24,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
-import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
@@ -181,16 +180,8 @@ class LateRecordsIT {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@Import(BatchContainerFactory.class)
 	static class LateListeners {
-
-		@Bean
-		ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
-				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
-			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
-			configurer.configure(factory, consumers);
-			factory.setBatchListener(true);
-			return factory;
-		}
 
 		@Bean
 		LateListener lateListener(ItLedger ledger) {
