@@ -43,14 +43,15 @@ record ClaimStatements(String insert, String reclaim, String read, String markFa
 	}
 
 	/**
-	 * A multi-row claim INSERT that reports which rows it inserted, for dialects with {@code ON CONFLICT ... DO
-	 * NOTHING RETURNING}: binds per row scope, key, source topic, partition, offset, created, updated
-	 * [, fingerprint].
+	 * A multi-row claim INSERT that skips the rows of existing keys and reports which rows it inserted, for dialects
+	 * with a {@link SqlDialect#skippingInsertVerb() skipping verb}: binds per row scope, key, source topic,
+	 * partition, offset, created, updated [, fingerprint]; returns scope and key of each inserted row.
+	 * @param verb the dialect's skipping verb
 	 * @param rows the number of rows, 1 or more
 	 * @return the statement
 	 */
-	String insertReturning(int rows) {
-		return insertAll(rows) + this.insertSuffix + " RETURNING scope, idempotency_key";
+	String insertSkipping(String verb, int rows) {
+		return insertRows(verb, rows) + this.insertSuffix + " RETURNING scope, idempotency_key";
 	}
 
 	/**
@@ -60,20 +61,27 @@ record ClaimStatements(String insert, String reclaim, String read, String markFa
 	 * @return the statement
 	 */
 	String insertAll(int rows) {
-		return "INSERT INTO " + this.table + insertColumns(this.fingerprints)
+		return insertRows("INSERT INTO", rows);
+	}
+
+	private String insertRows(String verb, int rows) {
+		return verb + " " + this.table + insertColumns(this.fingerprints)
 				+ String.join(", ", Collections.nCopies(rows, insertRow(this.fingerprints)));
 	}
 
 	/**
-	 * A plain (non-locking) read of the rows of several keys of one scope that the transaction can see: binds
-	 * scope, then each key; returns key, status, created_at [, payload_fingerprint].
+	 * A read of the rows of several keys of one scope: binds scope, then each key; returns key, status, created_at
+	 * [, payload_fingerprint].
 	 * @param keys the number of keys, 1 or more
+	 * @param lockingSuffix what follows the statement: empty for a plain read that the transaction can see (never a
+	 * decision), or {@link SqlDialect#lockingReadSuffix()} to read the latest committed rows, as {@link #read()}
+	 * does
 	 * @return the statement
 	 */
-	String readVisible(int keys) {
+	String readKeys(int keys, String lockingSuffix) {
 		return "SELECT idempotency_key, status, created_at" + fingerprintRead(this.fingerprints) + " FROM " + this.table
 				+ " WHERE scope = ?"
-				+ " AND idempotency_key IN (" + String.join(", ", Collections.nCopies(keys, "?")) + ")";
+				+ " AND idempotency_key IN (" + String.join(", ", Collections.nCopies(keys, "?")) + ")" + lockingSuffix;
 	}
 
 	static ClaimStatements forTable(TableName table, SqlDialect dialect, boolean fingerprints) {

@@ -119,8 +119,13 @@ public class JdbcClaimStore implements ClaimStore {
 	/**
 	 * Claim several keys in as few round trips as the database allows, {@value #CHUNK} keys per statement.
 	 * <ul>
-	 * <li>PostgreSQL: one multi-row {@code INSERT ... ON CONFLICT DO NOTHING RETURNING} reports the new keys.</li>
-	 * <li>MySQL, MariaDB, H2, where a duplicate fails the whole statement: a plain read first finds the keys this
+	 * <li>PostgreSQL and MariaDB: one multi-row INSERT that skips existing keys reports the new ones
+	 * ({@code ON CONFLICT DO NOTHING RETURNING}, {@code INSERT IGNORE ... RETURNING}); the keys it skipped are read
+	 * back with one read of the latest committed rows. As MariaDB's {@code IGNORE} also skips rows that violate
+	 * another constraint and stores values the column cannot hold altered, a returned key that is not one of the
+	 * requested ones, or a skipped key without a row, fails the claim (the transaction rolls back). A batch of new
+	 * keys costs one statement per chunk; a batch with keys seen before, two.</li>
+	 * <li>MySQL, H2, where a duplicate fails the whole statement: a plain read first finds the keys this
 	 * transaction can already see (skipped under READ UNCOMMITTED, where it could see uncommitted claims); those
 	 * that SUCCEEDED are hits (a committed SUCCEEDED row is final). The
 	 * others are inserted by one multi-row INSERT, whose own result decides: if it fails as a duplicate (a key
@@ -140,8 +145,9 @@ public class JdbcClaimStore implements ClaimStore {
 			LocalDateTime now = this.jdbc.now();
 			Map<ClaimRequest, ClaimResult> results = new HashMap<>();
 			for (List<ClaimRequest> chunk : chunksByScope(requests)) {
-				results.putAll(this.dialect.insertSuffix().isEmpty() ? claimChunk(connection, chunk, now)
-						: claimChunkReturning(connection, chunk, now));
+				String verb = this.dialect.skippingInsertVerb();
+				results.putAll((verb != null) ? claimChunkSkipping(connection, verb, chunk, now)
+						: claimChunk(connection, chunk, now));
 			}
 			return requests.stream().map((request) -> results.get(withoutSource(request))).toList();
 		}
@@ -153,22 +159,49 @@ public class JdbcClaimStore implements ClaimStore {
 		}
 	}
 
-	private Map<ClaimRequest, ClaimResult> claimChunkReturning(Connection connection, List<ClaimRequest> chunk,
-			LocalDateTime now) throws SQLException {
-		Set<ClaimRequest> inserted = insertReturning(connection, chunk, now);
+	/** Claim a chunk (one scope) with the dialect's skipping INSERT, then decide the skipped keys from their rows. */
+	private Map<ClaimRequest, ClaimResult> claimChunkSkipping(Connection connection, String verb,
+			List<ClaimRequest> chunk, LocalDateTime now) throws SQLException {
+		// key order, so that concurrent batches lock their common keys in the same order
+		List<ClaimRequest> ordered = chunk.stream().sorted(Comparator.comparing(ClaimRequest::key)).toList();
+		Set<ClaimRequest> inserted = insertSkipping(connection, verb, ordered, now);
 		Map<ClaimRequest, ClaimResult> results = new HashMap<>();
-		for (ClaimRequest request : chunk) {
-			results.put(withoutSource(request), inserted.contains(withoutSource(request)) ? new ClaimResult.Claimed(false)
-					: existing(connection, request, now));
+		List<ClaimRequest> skipped = new ArrayList<>();
+		for (ClaimRequest request : ordered) {
+			if (inserted.remove(withoutSource(request))) {
+				results.put(withoutSource(request), new ClaimResult.Claimed(false));
+			}
+			else {
+				skipped.add(request);
+			}
+		}
+		if (!inserted.isEmpty()) {
+			throw alteredKey(chunk.get(0));
+		}
+		if (!skipped.isEmpty()) {
+			Map<String, ClaimResult.Hit> rows = readKeys(connection, skipped, this.dialect.lockingReadSuffix());
+			for (ClaimRequest request : skipped) {
+				results.put(withoutSource(request), decide(connection, request, rows.get(request.key()), now));
+			}
 		}
 		return results;
+	}
+
+	/**
+	 * A returned row whose key is none of the requested ones: MariaDB's {@code IGNORE} stored a key altered, because
+	 * the key column is shorter than the key or its character set cannot hold the key's characters.
+	 */
+	private DataIntegrityViolationException alteredKey(ClaimRequest request) {
+		return new DataIntegrityViolationException("The batch claim INSERT into " + this.table + " stored a key of scope="
+				+ request.scope() + " altered (truncated or with characters replaced): the key column cannot hold the"
+				+ " keys; check the table's definition (see SchemaValidator)");
 	}
 
 	private Map<ClaimRequest, ClaimResult> claimChunk(Connection connection, List<ClaimRequest> chunk,
 			LocalDateTime now) throws SQLException {
 		// under READ UNCOMMITTED the read could see another transaction's claim that will still roll back
 		Map<String, ClaimResult.Hit> visible = (connection.getTransactionIsolation() == Connection.TRANSACTION_READ_UNCOMMITTED)
-				? Map.of() : readVisible(connection, chunk);
+				? Map.of() : readKeys(connection, chunk, "");
 		Map<ClaimRequest, ClaimResult> results = new HashMap<>();
 		List<ClaimRequest> absent = new ArrayList<>();
 		for (ClaimRequest request : chunk) {
@@ -216,23 +249,26 @@ public class JdbcClaimStore implements ClaimStore {
 		return insert(connection, request, now) ? new ClaimResult.Claimed(false) : existing(connection, request, now);
 	}
 
-	/** The rows of a chunk's keys (one scope) that the transaction sees, by key; a plain read, never a decision. */
-	private Map<String, ClaimResult.Hit> readVisible(Connection connection, List<ClaimRequest> chunk)
-			throws SQLException {
-		Map<String, ClaimResult.Hit> visible = new HashMap<>();
-		try (PreparedStatement ps = connection.prepareStatement(this.sql.readVisible(chunk.size()))) {
-			ps.setString(1, chunk.get(0).scope());
-			for (int i = 0; i < chunk.size(); i++) {
-				ps.setString(2 + i, chunk.get(i).key());
+	/**
+	 * The rows of some keys of one scope, by key: with an empty suffix a plain read of the rows the transaction sees
+	 * (never a decision), with {@link SqlDialect#lockingReadSuffix()} a read of the latest committed rows.
+	 */
+	private Map<String, ClaimResult.Hit> readKeys(Connection connection, List<ClaimRequest> requests,
+			String lockingSuffix) throws SQLException {
+		Map<String, ClaimResult.Hit> rows = new HashMap<>();
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.readKeys(requests.size(), lockingSuffix))) {
+			ps.setString(1, requests.get(0).scope());
+			for (int i = 0; i < requests.size(); i++) {
+				ps.setString(2 + i, requests.get(i).key());
 			}
 			try (ResultSet rs = ps.executeQuery()) {
 				while (rs.next()) {
-					visible.put(rs.getString(1), new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(2)),
+					rows.put(rs.getString(1), new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(2)),
 							TransactionalJdbc.utc(rs.getObject(3, LocalDateTime.class)), fingerprint(rs, 4)));
 				}
 			}
 		}
-		return visible;
+		return rows;
 	}
 
 	/** Insert every row of a chunk, or none: {@code false} if one of them was a duplicate. */
@@ -273,12 +309,17 @@ public class JdbcClaimStore implements ClaimStore {
 		return this.sql.fingerprints() ? rs.getString(column) : null;
 	}
 
-	private Set<ClaimRequest> insertReturning(Connection connection, List<ClaimRequest> chunk, LocalDateTime now)
-			throws SQLException {
+	/** Run the skipping INSERT: the (scope, key) of each row it inserted, as requests without source. */
+	private Set<ClaimRequest> insertSkipping(Connection connection, String verb, List<ClaimRequest> chunk,
+			LocalDateTime now) throws SQLException {
 		Set<ClaimRequest> inserted = new HashSet<>();
-		try (PreparedStatement ps = connection.prepareStatement(this.sql.insertReturning(chunk.size()))) {
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.insertSkipping(verb, chunk.size()))) {
 			bindRows(ps, chunk, now);
-			try (ResultSet rs = ps.executeQuery()) {
+			// execute, not executeQuery: mysql-connector-j refuses executeQuery for an INSERT, even with RETURNING
+			if (!ps.execute()) {
+				throw new IllegalStateException("The batch claim INSERT ... RETURNING returned no result set");
+			}
+			try (ResultSet rs = ps.getResultSet()) {
 				while (rs.next()) {
 					inserted.add(new ClaimRequest(rs.getString(1), rs.getString(2), null));
 				}
@@ -288,7 +329,15 @@ public class JdbcClaimStore implements ClaimStore {
 	}
 
 	private ClaimResult existing(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
-		ClaimResult.Hit existing = readExisting(connection, request);
+		return decide(connection, request, readExisting(connection, request), now);
+	}
+
+	/**
+	 * Decide a claim whose INSERT found its key taken, from the key's row read with a locking (current) read: a
+	 * FAILED row is taken over, any other row is a hit, no row an error (see {@link #invisibleDuplicate}).
+	 */
+	private ClaimResult decide(Connection connection, ClaimRequest request, ClaimResult.@Nullable Hit existing,
+			LocalDateTime now) throws SQLException {
 		if (existing == null) {
 			throw invisibleDuplicate(request, null);
 		}

@@ -91,6 +91,30 @@ public enum SqlDialect {
 	}
 
 	/**
+	 * Return the verb of the multi-row claim INSERT that skips the rows of keys that exist, instead of failing as a
+	 * whole, and reports the rows it inserted with {@code RETURNING}; {@code null} where the database has no such
+	 * statement (MySQL has no {@code RETURNING}; H2).
+	 * <ul>
+	 * <li>PostgreSQL: {@code INSERT INTO}, followed by {@link #insertSuffix()}'s {@code ON CONFLICT (scope,
+	 * idempotency_key) DO NOTHING}, which skips duplicates of that index only.</li>
+	 * <li>MariaDB 10.5 and later: {@code INSERT IGNORE INTO}. {@code IGNORE} also skips rows that violate another
+	 * constraint and stores values the column cannot hold altered (truncated, characters replaced) with a
+	 * warning; the caller must therefore check that every returned key is one it asked for, and that every key not
+	 * returned has its own row (see {@link JdbcClaimStore#claimAll}).</li>
+	 * </ul>
+	 * A skipped row of a key held by a concurrent, uncommitted claim is skipped only after that claim committed: the
+	 * statement waits on the unique index as a plain INSERT does.
+	 * @return the verb, or {@code null}
+	 */
+	@Nullable String skippingInsertVerb() {
+		return switch (this) {
+			case POSTGRESQL -> "INSERT INTO";
+			case MARIADB -> "INSERT IGNORE INTO";
+			case MYSQL, H2 -> null;
+		};
+	}
+
+	/**
 	 * Return what turns the read of an existing row after a duplicate into a locking (current) read: on
 	 * MySQL/MariaDB and H2 the duplicate is reported as an error, and a plain read under REPEATABLE READ could miss
 	 * a row committed after the transaction's snapshot. On InnoDB the duplicate INSERT already holds a shared lock

@@ -255,6 +255,18 @@ public abstract class AbstractClaimStoreContractTest {
 	}
 
 	@Test
+	void aBatchViolatingAnotherUniqueConstraintOfTheClaimTableFailsWholeAndIsNeverAHit() {
+		assumeTrue(expectedDialect() != SqlDialect.H2, "H2 cannot tell it from a row its snapshot does not show");
+		this.jdbc.execute("CREATE UNIQUE INDEX ux_" + this.table.value() + "_topic ON " + this.table + " (source_topic)");
+		List<ClaimRequest> sameSourceTopic = List.of(request("order-1"), request("order-2"), request("order-3"));
+
+		assertThatThrownBy(() -> this.executor.executeBatch(sameSourceTopic, List::size))
+			.isInstanceOf(org.springframework.dao.DataIntegrityViolationException.class);
+		assertThat(this.listener.hits).hasValue(0);
+		assertThat(count(this.table.value())).as("the batch rolled back").isZero();
+	}
+
+	@Test
 	void aRepeatableReadTransactionStillReclaimsAFailedRowCommittedAfterItsSnapshot() throws Throwable {
 		this.executor.execute(request("other"), () -> null);
 		TransactionTemplate listenerTransaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
@@ -937,7 +949,7 @@ public abstract class AbstractClaimStoreContractTest {
 						rs.getInt(2), rs.getString(3), rs.getInt(4), rs.getLong(5)), key);
 	}
 
-	private int count(String tableName) {
+	protected int count(String tableName) {
 		Integer count = this.jdbc.queryForObject("SELECT COUNT(*) FROM " + tableName, Integer.class);
 		return (count != null) ? count : -1;
 	}

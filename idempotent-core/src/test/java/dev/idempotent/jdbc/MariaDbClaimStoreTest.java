@@ -4,6 +4,7 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +50,22 @@ class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
 		finally {
 			TestDatabases.drop(this.dataSource, prefixed.value());
 		}
+	}
+
+	/**
+	 * MariaDB's batch claim is an {@code INSERT IGNORE}, which stores a value the column cannot hold truncated,
+	 * with a warning, instead of failing: the batch must fail rather than claim a truncated key for the real one.
+	 */
+	@Test
+	void aBatchKeyTheKeyColumnCannotHoldFailsTheBatchInsteadOfBeingStoredTruncated() {
+		this.jdbc.execute("ALTER TABLE " + this.table + " MODIFY idempotency_key VARCHAR(8) CHARACTER SET utf8mb4"
+				+ " COLLATE utf8mb4_nopad_bin NOT NULL");
+		List<ClaimRequest> batch = List.of(request("short"), request("order-123456789"));
+
+		assertThatThrownBy(() -> this.executor.executeBatch(batch, List::size))
+			.isInstanceOf(org.springframework.dao.DataIntegrityViolationException.class)
+			.hasMessageContaining("stored a key of scope=ledger altered");
+		assertThat(count(this.table.value())).as("the batch rolled back").isZero();
 	}
 
 	/** The contract's hits are recognised while the server reports errors in German. */
