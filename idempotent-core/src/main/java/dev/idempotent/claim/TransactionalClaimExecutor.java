@@ -112,7 +112,7 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, ClaimedWork<T> work)
 			throws Throwable {
-		return inTransaction(request.toString(), () -> claimAndRun(request, work));
+		return inTransaction(request::toString, () -> claimAndRun(request, work));
 	}
 
 	/**
@@ -128,7 +128,7 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> BatchOutcome<T> executeBatch(List<ClaimRequest> requests, BatchWork<T> work)
 			throws Throwable {
-		return inTransaction(requests.size() + " claims", () -> claimAllAndRun(requests, work));
+		return inTransaction(() -> requests.size() + " claims", () -> claimAllAndRun(requests, work));
 	}
 
 	/**
@@ -143,11 +143,11 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> BatchOutcome<T> executeBatchInOwnTransaction(List<ClaimRequest> requests,
 			BatchWork<T> work) throws Throwable {
-		requireOwnTransaction(requests.isEmpty() ? "an empty batch" : requests.get(0).toString());
+		requireOwnTransaction(() -> requests.isEmpty() ? "an empty batch" : requests.get(0).toString());
 		return executeBatch(requests, work);
 	}
 
-	private <R> R inTransaction(String what, Supplier<R> claimAndRun) throws Throwable {
+	private <R> R inTransaction(Supplier<String> what, Supplier<R> claimAndRun) throws Throwable {
 		boolean joined = TransactionSynchronizationManager.isActualTransactionActive();
 		int retries = 0;
 		while (true) {
@@ -159,7 +159,7 @@ public class TransactionalClaimExecutor {
 					throw ex;
 				}
 				retries++;
-				logger.debug("Retrying {} after a transient failure ({} of {})", what, retries,
+				logger.debug("Retrying {} after a transient failure ({} of {})", what.get(), retries,
 						this.maxTransientRetries, ex);
 			}
 			catch (WorkFailure failure) {
@@ -181,15 +181,15 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> ClaimOutcome<T> executeInOwnTransaction(ClaimRequest request,
 			ClaimedWork<T> work) throws Throwable {
-		requireOwnTransaction(request.toString());
+		requireOwnTransaction(request::toString);
 		return execute(request, work);
 	}
 
-	private void requireOwnTransaction(String what) {
+	private void requireOwnTransaction(Supplier<String> what) {
 		if (this.transactionManager instanceof ResourceTransactionManager resourceManager
 				&& TransactionSynchronizationManager.hasResource(resourceManager.getResourceFactory())) {
 			throw new IllegalStateException("A transaction on the business database is already active when claiming "
-					+ what + "; it would commit after the caller commits the offset. Remove the listener container's "
+					+ what.get() + "; it would commit after the caller commits the offset. Remove the listener container's "
 					+ "transaction manager and any @Transactional around the listener: the claim's transaction is the "
 					+ "outermost one.");
 		}

@@ -29,6 +29,37 @@ public final class ColumnTime {
 	}
 
 	/**
+	 * Render a column time as SQL date-time text, {@code yyyy-MM-dd HH:mm:ss.ffffff}, for databases whose driver
+	 * would drop the fraction of a bound temporal value (see {@link SqlDialect#bindTime}). Written by hand: it runs
+	 * for every claim, and {@code DateTimeFormatter}'s fraction goes through {@code BigDecimal}.
+	 * @param time the time, never {@code null}, with a year from 0 to 9999
+	 * @return the text, always 26 characters
+	 * @throws IllegalArgumentException if the year has more than four digits or is negative
+	 */
+	static String text(LocalDateTime time) {
+		if (time.getYear() < 0 || time.getYear() > 9999) {
+			throw new IllegalArgumentException("Year " + time.getYear() + " cannot be written as a column time");
+		}
+		StringBuilder text = new StringBuilder(26);
+		digits(text, time.getYear(), 4).append('-');
+		digits(text, time.getMonthValue(), 2).append('-');
+		digits(text, time.getDayOfMonth(), 2).append(' ');
+		digits(text, time.getHour(), 2).append(':');
+		digits(text, time.getMinute(), 2).append(':');
+		digits(text, time.getSecond(), 2).append('.');
+		return digits(text, time.getNano() / 1000, 6).toString();
+	}
+
+	private static StringBuilder digits(StringBuilder text, int value, int width) {
+		for (int limit = 10, i = 1; i < width; i++, limit *= 10) {
+			if (value < limit) {
+				text.append('0');
+			}
+		}
+		return text.append(value);
+	}
+
+	/**
 	 * Read a time column back as an instant.
 	 * @param time the column's value, may be {@code null}
 	 * @return the instant, or {@code null} for {@code null}

@@ -5,7 +5,6 @@ import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Set;
@@ -56,8 +55,6 @@ public enum SqlDialect {
 	private static final Set<String> DUPLICATE_STATES = Set.of("23505");
 
 	private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "55P03");
-
-	private static final DateTimeFormatter TIME_TEXT = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS");
 
 	private final String id;
 
@@ -149,7 +146,7 @@ public enum SqlDialect {
 	 */
 	public void bindTime(PreparedStatement statement, int index, LocalDateTime utc) throws SQLException {
 		if (this.bindsTimeAsText) {
-			statement.setString(index, TIME_TEXT.format(utc));
+			statement.setString(index, ColumnTime.text(utc));
 		}
 		else {
 			statement.setObject(index, utc);

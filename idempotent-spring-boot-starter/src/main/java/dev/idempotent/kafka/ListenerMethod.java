@@ -2,6 +2,7 @@ package dev.idempotent.kafka;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.claim.ClaimRequest;
@@ -114,7 +115,7 @@ final class ListenerMethod {
 			throw new IllegalStateException("No consumer group id on this thread for " + this.method.toGenericString()
 					+ "; set a groupId on the listener or a scope on @IdempotentListener");
 		}
-		checkScope(groupId, this.method.toGenericString());
+		checkScope(groupId, this.method::toGenericString);
 		return groupId;
 	}
 
@@ -122,9 +123,9 @@ final class ListenerMethod {
 	 * Check a scope against the scope column: at most {@value #MAX_SCOPE_LENGTH} characters, no NUL.
 	 * @throws IllegalArgumentException naming the method if the scope cannot be stored
 	 */
-	static void checkScope(String scope, String method) {
+	static void checkScope(String scope, Supplier<String> method) {
 		if (scope.codePointCount(0, scope.length()) > MAX_SCOPE_LENGTH || scope.indexOf('\u0000') >= 0) {
-			throw new IllegalArgumentException("The scope of " + method + " ('" + scope + "') cannot be stored: at most "
+			throw new IllegalArgumentException("The scope of " + method.get() + " ('" + scope + "') cannot be stored: at most "
 					+ MAX_SCOPE_LENGTH + " characters, no NUL; set a shorter scope on @IdempotentListener");
 		}
 	}

@@ -93,7 +93,7 @@ public final class ListenerMethods {
 		}
 		String scope = resolve(annotation.scope());
 		if (StringUtils.hasText(scope)) {
-			ListenerMethod.checkScope(scope, method.toGenericString());
+			ListenerMethod.checkScope(scope, method::toGenericString);
 		}
 		KafkaEndpoint endpoint = KafkaEndpoint.of(method, this::resolve);
 		if (endpoint.batch() && annotation.mode() == ClaimMode.LEASED) {
