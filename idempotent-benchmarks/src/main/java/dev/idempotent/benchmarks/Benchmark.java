@@ -309,7 +309,7 @@ public final class Benchmark {
 				.toList() : List.of(Variant.values());
 			return new Settings(Integer.parseInt(options.getOrDefault("records", "20000")),
 					Integer.parseInt(options.getOrDefault("warmup", "2000")),
-					Integer.parseInt(options.getOrDefault("rounds", "3")),
+					Integer.parseInt(options.getOrDefault("rounds", "5")),
 					Double.parseDouble(options.getOrDefault("duplicates", "0.05")),
 					Integer.parseInt(options.getOrDefault("partitions", "4")),
 					Integer.parseInt(options.getOrDefault("concurrency", "2")), variants,
