@@ -159,8 +159,10 @@ public class TransactionalClaimExecutor {
 					throw ex;
 				}
 				retries++;
-				logger.debug("Retrying {} after a transient failure ({} of {})", what.get(), retries,
-						this.maxTransientRetries, ex);
+				if (logger.isDebugEnabled()) {
+					logger.debug("Retrying {} after a transient failure ({} of {})", what.get(), retries,
+							this.maxTransientRetries, ex);
+				}
 			}
 			catch (WorkFailure failure) {
 				throw failure.getCause();

@@ -70,18 +70,15 @@ record ClaimStatements(String insert, String reclaim, String read, String markFa
 	}
 
 	/**
-	 * A read of the rows of several keys of one scope: binds scope, then each key; returns key, status, created_at
-	 * [, payload_fingerprint].
+	 * A plain (non-locking) read of the rows of several keys of one scope that the transaction can see: binds
+	 * scope, then each key; returns key, status, created_at [, payload_fingerprint].
 	 * @param keys the number of keys, 1 or more
-	 * @param lockingSuffix what follows the statement: empty for a plain read that the transaction can see (never a
-	 * decision), or {@link SqlDialect#lockingReadSuffix()} to read the latest committed rows, as {@link #read()}
-	 * does
 	 * @return the statement
 	 */
-	String readKeys(int keys, String lockingSuffix) {
+	String readVisible(int keys) {
 		return "SELECT idempotency_key, status, created_at" + fingerprintRead(this.fingerprints) + " FROM " + this.table
 				+ " WHERE scope = ?"
-				+ " AND idempotency_key IN (" + String.join(", ", Collections.nCopies(keys, "?")) + ")" + lockingSuffix;
+				+ " AND idempotency_key IN (" + String.join(", ", Collections.nCopies(keys, "?")) + ")";
 	}
 
 	static ClaimStatements forTable(TableName table, SqlDialect dialect, boolean fingerprints) {

@@ -10,10 +10,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 
 import javax.sql.DataSource;
 
@@ -119,21 +120,24 @@ public class JdbcClaimStore implements ClaimStore {
 	/**
 	 * Claim several keys in as few round trips as the database allows, {@value #CHUNK} keys per statement.
 	 * <ul>
-	 * <li>PostgreSQL and MariaDB: one multi-row INSERT that skips existing keys reports the new ones
-	 * ({@code ON CONFLICT DO NOTHING RETURNING}, {@code INSERT IGNORE ... RETURNING}); the keys it skipped are read
-	 * back with one read of the latest committed rows. As MariaDB's {@code IGNORE} also skips rows that violate
-	 * another constraint and stores values the column cannot hold altered, a returned key that is not one of the
-	 * requested ones, or a skipped key without a row, fails the claim (the transaction rolls back). A batch of new
-	 * keys costs one statement per chunk; a batch with keys seen before, two.</li>
-	 * <li>MySQL, H2, where a duplicate fails the whole statement: a plain read first finds the keys this
-	 * transaction can already see (skipped under READ UNCOMMITTED, where it could see uncommitted claims); those
-	 * that SUCCEEDED are hits (a committed SUCCEEDED row is final). The
-	 * others are inserted by one multi-row INSERT, whose own result decides: if it fails as a duplicate (a key
-	 * committed since the read, or held by a concurrent claim that then committed), the statement has inserted
-	 * nothing and each half of its keys is claimed the same way, down to single keys.</li>
+	 * <li>PostgreSQL: one multi-row {@code INSERT ... ON CONFLICT (scope, idempotency_key) DO NOTHING RETURNING}
+	 * reports the new keys (it takes no lock on the rows of keys that exist); the keys it skipped are read back with
+	 * one plain read, which sees the latest committed rows.</li>
+	 * <li>MySQL, MariaDB, H2: a plain read first finds the keys this transaction can already see (skipped under READ
+	 * UNCOMMITTED, where it could see uncommitted claims); those that SUCCEEDED are hits (a committed SUCCEEDED row
+	 * is final), and they take no lock. The others are inserted in key order by one multi-row INSERT, whose own
+	 * result decides. On MariaDB (10.5+) it is an {@code INSERT IGNORE ... RETURNING}, which skips the keys committed
+	 * since the read, or held by a concurrent claim that then committed; each skipped key is then claimed as
+	 * {@link #claim} does, with a locking read of its own row (a locking read of many keys at once can scan and lock
+	 * the whole scope, depending on the plan). As {@code IGNORE} also skips rows that violate another constraint and
+	 * stores values the column cannot hold altered, a returned key that is not one of the requested ones, or a
+	 * skipped key without a row, fails the claim (the transaction rolls back). On MySQL (no {@code RETURNING}) and H2
+	 * a duplicate fails the whole statement, which then has inserted nothing, and each half of its keys is claimed
+	 * the same way, down to single keys.</li>
 	 * </ul>
 	 * Keys whose rows exist but did not succeed (FAILED rows to take over, leases) are claimed one by one, as
 	 * {@link #claim} does.
+	 * @throws IllegalArgumentException if two requests have the same scope and key
 	 */
 	@Override
 	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
@@ -145,9 +149,9 @@ public class JdbcClaimStore implements ClaimStore {
 			LocalDateTime now = this.jdbc.now();
 			Map<ClaimRequest, ClaimResult> results = new HashMap<>();
 			for (List<ClaimRequest> chunk : chunksByScope(requests)) {
-				String verb = this.dialect.skippingInsertVerb();
-				results.putAll((verb != null) ? claimChunkSkipping(connection, verb, chunk, now)
-						: claimChunk(connection, chunk, now));
+				// ON CONFLICT absorbs duplicates without an error and without locking the existing rows
+				results.putAll(this.dialect.insertSuffix().isEmpty() ? claimChunk(connection, chunk, now)
+						: claimChunkInsertingFirst(connection, chunk, now));
 			}
 			return requests.stream().map((request) -> results.get(withoutSource(request))).toList();
 		}
@@ -159,15 +163,33 @@ public class JdbcClaimStore implements ClaimStore {
 		}
 	}
 
-	/** Claim a chunk (one scope) with the dialect's skipping INSERT, then decide the skipped keys from their rows. */
-	private Map<ClaimRequest, ClaimResult> claimChunkSkipping(Connection connection, String verb,
-			List<ClaimRequest> chunk, LocalDateTime now) throws SQLException {
-		// key order, so that concurrent batches lock their common keys in the same order
-		List<ClaimRequest> ordered = chunk.stream().sorted(Comparator.comparing(ClaimRequest::key)).toList();
-		Set<ClaimRequest> inserted = insertSkipping(connection, verb, ordered, now);
+	/**
+	 * Claim a chunk (one scope) with the dialect's skipping INSERT first, then decide the skipped keys from their rows,
+	 * read with one plain read: for PostgreSQL, whose reads see the latest committed rows and take no locks.
+	 */
+	private Map<ClaimRequest, ClaimResult> claimChunkInsertingFirst(Connection connection, List<ClaimRequest> chunk,
+			LocalDateTime now) throws SQLException {
 		Map<ClaimRequest, ClaimResult> results = new HashMap<>();
+		List<ClaimRequest> skipped = insertSkipping(connection, chunk, now, results);
+		if (!skipped.isEmpty()) {
+			Map<String, ClaimResult.Hit> rows = readVisible(connection, skipped);
+			for (ClaimRequest request : skipped) {
+				results.put(withoutSource(request), decide(connection, request, rows.get(request.key()), now));
+			}
+		}
+		return results;
+	}
+
+	/**
+	 * Insert keys (one scope, in key order) with the dialect's skipping INSERT: puts a claim for each key it inserted
+	 * into {@code results} and returns the keys it skipped.
+	 * @throws DataIntegrityViolationException if a returned key is none of the requested ones
+	 */
+	private List<ClaimRequest> insertSkipping(Connection connection, List<ClaimRequest> keys, LocalDateTime now,
+			Map<ClaimRequest, ClaimResult> results) throws SQLException {
+		Set<ClaimRequest> inserted = insertReturning(connection, keys, now);
 		List<ClaimRequest> skipped = new ArrayList<>();
-		for (ClaimRequest request : ordered) {
+		for (ClaimRequest request : keys) {
 			if (inserted.remove(withoutSource(request))) {
 				results.put(withoutSource(request), new ClaimResult.Claimed(false));
 			}
@@ -176,15 +198,9 @@ public class JdbcClaimStore implements ClaimStore {
 			}
 		}
 		if (!inserted.isEmpty()) {
-			throw alteredKey(chunk.get(0));
+			throw alteredKey(keys.get(0));
 		}
-		if (!skipped.isEmpty()) {
-			Map<String, ClaimResult.Hit> rows = readKeys(connection, skipped, this.dialect.lockingReadSuffix());
-			for (ClaimRequest request : skipped) {
-				results.put(withoutSource(request), decide(connection, request, rows.get(request.key()), now));
-			}
-		}
-		return results;
+		return skipped;
 	}
 
 	/**
@@ -201,7 +217,7 @@ public class JdbcClaimStore implements ClaimStore {
 			LocalDateTime now) throws SQLException {
 		// under READ UNCOMMITTED the read could see another transaction's claim that will still roll back
 		Map<String, ClaimResult.Hit> visible = (connection.getTransactionIsolation() == Connection.TRANSACTION_READ_UNCOMMITTED)
-				? Map.of() : readKeys(connection, chunk, "");
+				? Map.of() : readVisible(connection, chunk);
 		Map<ClaimRequest, ClaimResult> results = new HashMap<>();
 		List<ClaimRequest> absent = new ArrayList<>();
 		for (ClaimRequest request : chunk) {
@@ -216,20 +232,26 @@ public class JdbcClaimStore implements ClaimStore {
 				results.put(withoutSource(request), claimOne(connection, request, now));
 			}
 		}
-		absent.sort(Comparator.comparing(ClaimRequest::key));
 		claimAbsent(connection, absent, now, results);
 		return results;
 	}
 
 	/**
 	 * Claim keys the transaction did not see, in key order (so that concurrent batches lock their common keys in
-	 * the same order): all in one INSERT; if it fails as a duplicate, it inserted nothing, and each half is claimed
-	 * the same way, down to single keys, which are claimed as {@link #claim} does. One key committed by another
-	 * transaction costs about log2(keys) extra statements instead of one per key.
+	 * the same order), all in one INSERT. With the dialect's skipping INSERT (MariaDB) the keys it skipped are claimed
+	 * one by one, as {@link #claim} does. Otherwise, if the INSERT fails as a duplicate, it inserted nothing, and each
+	 * half is claimed the same way, down to single keys, which are claimed as {@link #claim} does: one key committed
+	 * by another transaction costs about log2(keys) extra statements instead of one per key.
 	 */
 	private void claimAbsent(Connection connection, List<ClaimRequest> keys, LocalDateTime now,
 			Map<ClaimRequest, ClaimResult> results) throws SQLException {
 		if (keys.isEmpty()) {
+			return;
+		}
+		if (this.dialect.skippingInsertVerb() != null && keys.size() > 1) {
+			for (ClaimRequest request : insertSkipping(connection, keys, now, results)) {
+				results.put(withoutSource(request), existing(connection, request, now));
+			}
 			return;
 		}
 		if (keys.size() == 1) {
@@ -250,13 +272,13 @@ public class JdbcClaimStore implements ClaimStore {
 	}
 
 	/**
-	 * The rows of some keys of one scope, by key: with an empty suffix a plain read of the rows the transaction sees
-	 * (never a decision), with {@link SqlDialect#lockingReadSuffix()} a read of the latest committed rows.
+	 * The rows of some keys of one scope that the transaction sees, by key: a plain read that takes no locks (a
+	 * locking read of many keys can scan, and lock, the whole scope, depending on the plan).
 	 */
-	private Map<String, ClaimResult.Hit> readKeys(Connection connection, List<ClaimRequest> requests,
-			String lockingSuffix) throws SQLException {
+	private Map<String, ClaimResult.Hit> readVisible(Connection connection, List<ClaimRequest> requests)
+			throws SQLException {
 		Map<String, ClaimResult.Hit> rows = new HashMap<>();
-		try (PreparedStatement ps = connection.prepareStatement(this.sql.readKeys(requests.size(), lockingSuffix))) {
+		try (PreparedStatement ps = connection.prepareStatement(this.sql.readVisible(requests.size()))) {
 			ps.setString(1, requests.get(0).scope());
 			for (int i = 0; i < requests.size(); i++) {
 				ps.setString(2 + i, requests.get(i).key());
@@ -310,9 +332,10 @@ public class JdbcClaimStore implements ClaimStore {
 	}
 
 	/** Run the skipping INSERT: the (scope, key) of each row it inserted, as requests without source. */
-	private Set<ClaimRequest> insertSkipping(Connection connection, String verb, List<ClaimRequest> chunk,
-			LocalDateTime now) throws SQLException {
+	private Set<ClaimRequest> insertReturning(Connection connection, List<ClaimRequest> chunk, LocalDateTime now)
+			throws SQLException {
 		Set<ClaimRequest> inserted = new HashSet<>();
+		String verb = Objects.requireNonNull(this.dialect.skippingInsertVerb(), "a dialect with a skipping INSERT");
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.insertSkipping(verb, chunk.size()))) {
 			bindRows(ps, chunk, now);
 			// execute, not executeQuery: mysql-connector-j refuses executeQuery for an INSERT, even with RETURNING
@@ -357,12 +380,23 @@ public class JdbcClaimStore implements ClaimStore {
 		return new ClaimRequest(request.scope(), request.key(), null);
 	}
 
-	/** The requests grouped by scope (in order of first appearance), each group cut into chunks of {@value #CHUNK}. */
+	/**
+	 * The requests grouped by scope, in scope and then key order, each group cut into chunks of {@value #CHUNK}: so
+	 * that concurrent batches lock the keys they have in common in the same order, whatever their chunks.
+	 * @throws IllegalArgumentException if two requests have the same scope and key
+	 */
 	private static List<List<ClaimRequest>> chunksByScope(List<ClaimRequest> requests) {
-		Map<String, List<ClaimRequest>> byScope = new LinkedHashMap<>();
+		Map<String, List<ClaimRequest>> byScope = new TreeMap<>();
 		requests.forEach((request) -> byScope.computeIfAbsent(request.scope(), (scope) -> new ArrayList<>()).add(request));
 		List<List<ClaimRequest>> chunks = new ArrayList<>();
 		for (List<ClaimRequest> scoped : byScope.values()) {
+			scoped.sort(Comparator.comparing(ClaimRequest::key));
+			for (int i = 1; i < scoped.size(); i++) {
+				if (scoped.get(i).key().equals(scoped.get(i - 1).key())) {
+					throw new IllegalArgumentException("The claims of a batch must have distinct keys; scope="
+							+ scoped.get(i).scope() + " has key " + KeyMasker.MASKED.mask(scoped.get(i).key()) + " twice");
+				}
+			}
 			for (int from = 0; from < scoped.size(); from += CHUNK) {
 				chunks.add(scoped.subList(from, Math.min(scoped.size(), from + CHUNK)));
 			}

@@ -549,6 +549,79 @@ public abstract class AbstractClaimStoreContractTest {
 		assertThat(batch.get(60, TimeUnit.SECONDS).claimed()).as("k2's holder rolled back").containsExactly(0, 1);
 	}
 
+	/** A batch whose keys are mostly hits, as after a rebalance: the hits must not lock rows or gaps of the scope. */
+	@Test
+	void aBatchOfHitsWaitsForNoClaimOfAnotherKey() throws Throwable {
+		this.executor.executeBatch(evenKeys(), List::size);
+		HeldClaim unrelated = new HeldClaim("k07", true);
+		DataSource impatient = TestDatabases.pool(connection(), lockTimeoutSql());
+		try {
+			TransactionalClaimExecutor impatientExecutor = new TransactionalClaimExecutor(new JdbcClaimStore(impatient,
+					this.table, expectedDialect(), Clock.systemUTC()), new DataSourceTransactionManager(impatient),
+					this.listener, 0);
+			List<ClaimRequest> redelivered = new ArrayList<>(evenKeys());
+			redelivered.add(request("k99"));
+
+			BatchOutcome<List<Integer>> outcome = impatientExecutor.executeBatch(redelivered, (claimed) -> claimed);
+
+			assertThat(outcome.claimed()).containsExactly(12);
+			assertThat(outcome.hits()).hasSize(12);
+		}
+		finally {
+			unrelated.releaseAfterLockWaits(List.of());
+			((AutoCloseable) impatient).close();
+		}
+	}
+
+	/** While a batch of mostly hits is still open, another consumer's claim of a new key goes through at once. */
+	@Test
+	void aBatchOfHitsHeldOpenBlocksNoClaimOfAnotherKey() throws Throwable {
+		this.executor.executeBatch(evenKeys(), List::size);
+		List<ClaimRequest> redelivered = new ArrayList<>(evenKeys());
+		redelivered.add(request("k99"));
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		CompletableFuture<BatchOutcome<List<Integer>>> batch = startThread("open-batch", new ArrayList<>(),
+				() -> this.executor.executeBatch(redelivered, (claimed) -> {
+					holding.countDown();
+					release.await();
+					return claimed;
+				}));
+		DataSource impatient = TestDatabases.pool(connection(), lockTimeoutSql());
+		try {
+			assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+			TransactionalClaimExecutor impatientExecutor = new TransactionalClaimExecutor(new JdbcClaimStore(impatient,
+					this.table, expectedDialect(), Clock.systemUTC()), new DataSourceTransactionManager(impatient),
+					this.listener, 0);
+
+			assertThat(impatientExecutor.execute(request("k07"), () -> "between two hits of the open batch"))
+				.isEqualTo(new ClaimOutcome.Processed<>("between two hits of the open batch", false));
+		}
+		finally {
+			release.countDown();
+			((AutoCloseable) impatient).close();
+		}
+		assertThat(batch.get(30, TimeUnit.SECONDS).claimed()).containsExactly(12);
+	}
+
+	@Test
+	void aBatchWithARepeatedKeyIsRefusedByTheStore() {
+		assertThatThrownBy(() -> this.transactions.execute((status) -> this.store
+			.claimAll(List.of(request("a"), request("b"), request("a")))))
+			.isInstanceOf(IllegalArgumentException.class)
+			.hasMessageContaining("distinct keys");
+		assertThat(count(this.table.value())).isZero();
+	}
+
+	/** Keys k00, k02, ... k22. */
+	private List<ClaimRequest> evenKeys() {
+		List<ClaimRequest> keys = new ArrayList<>();
+		for (int i = 0; i < 24; i += 2) {
+			keys.add(request(String.format("k%02d", i)));
+		}
+		return keys;
+	}
+
 	@Test
 	void aBatchLargerThanOneStatementIsClaimedWhole() throws Throwable {
 		List<ClaimRequest> requests = new ArrayList<>();
