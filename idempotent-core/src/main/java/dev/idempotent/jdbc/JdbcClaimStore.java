@@ -382,7 +382,8 @@ public class JdbcClaimStore implements ClaimStore {
 
 	/**
 	 * The requests grouped by scope, in scope and then key order, each group cut into chunks of {@value #CHUNK}: so
-	 * that concurrent batches lock the keys they have in common in the same order, whatever their chunks.
+	 * that the claim INSERTs of concurrent batches lock the keys they have in common in the same order, whatever their
+	 * chunks.
 	 * @throws IllegalArgumentException if two requests have the same scope and key
 	 */
 	private static List<List<ClaimRequest>> chunksByScope(List<ClaimRequest> requests) {
