@@ -1,10 +1,11 @@
 package dev.idempotent.metrics;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -142,18 +143,22 @@ public class HitRatioMonitor implements ClaimListener {
 				this.above = true;
 				logger.warn("Hit ratio of scope {} is {}% over the last {} s ({} claims), above {}%: an upstream is "
 						+ "probably re-sending in bulk. See the runbook section 'Hit ratio above threshold'",
-						this.name, percent(ratio), HitRatioMonitor.this.window.toSeconds(), samples,
-						percent(HitRatioMonitor.this.threshold));
+						this.name, percent(ratio, RoundingMode.CEILING), HitRatioMonitor.this.window.toSeconds(), samples,
+						percent(HitRatioMonitor.this.threshold, RoundingMode.HALF_UP));
 			}
 			else if (this.above && ratio <= HitRatioMonitor.this.threshold) {
 				this.above = false;
 				logger.info("Hit ratio of scope {} is back to {}% over the last {} s ({} claims)", this.name,
-						percent(ratio), HitRatioMonitor.this.window.toSeconds(), samples);
+						percent(ratio, RoundingMode.FLOOR), HitRatioMonitor.this.window.toSeconds(), samples);
 			}
 		}
 
-		private static String percent(double ratio) {
-			return String.format(Locale.ROOT, "%.2f", ratio * 100);
+		/**
+		 * A ratio in percent with two decimals, rounded away from the threshold it was compared with (a ratio just
+		 * above 50% reads 50.01%, not 50.00%).
+		 */
+		private static String percent(double ratio, RoundingMode rounding) {
+			return new BigDecimal(ratio * 100).setScale(2, rounding).toPlainString();
 		}
 
 	}

@@ -49,6 +49,16 @@ class HitRatioMonitorTest {
 	}
 
 	@Test
+	void aRatioJustAboveTheThresholdDoesNotReadAsEqualToIt() {
+		try (LogRecorder log = LogRecorder.of(HitRatioMonitor.LOGGER_NAME)) {
+			record("orders", 0, 5_000);
+			record("orders", 5_001, 0);
+			assertThat(log.messages(Level.WARN)).singleElement().asString()
+				.contains("is 50.01% over the last 60 s (10001 claims), above 50.00%");
+		}
+	}
+
+	@Test
 	void theGaugeShowsEachScopesRatioOverTheWindow() {
 		record("orders", 1, 3);
 		new HitRatioMeters(this.monitor).bindTo(this.registry);
