@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import dev.idempotent.metrics.MicrometerClaimListener;
@@ -28,6 +29,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -194,24 +196,14 @@ public final class Benchmark {
 
 	/**
 	 * Poll a condition every 20 ms for up to 10 minutes: the broker and the containers offer no event to wait on
-	 * from here.
+	 * from here. An exception of the condition ends the wait.
 	 */
-	private static void awaitUntil(String what, Condition condition) throws Exception {
-		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-		while (!condition.holds()) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Timed out waiting for " + what);
-			}
-			Thread.sleep(20);
-		}
-	}
-
-	/** A condition polled by {@link #awaitUntil}. */
-	@FunctionalInterface
-	private interface Condition {
-
-		boolean holds() throws Exception;
-
+	private static void awaitUntil(String what, Callable<Boolean> condition) {
+		Awaitility.await(what)
+			.atMost(Duration.ofMinutes(10))
+			.pollDelay(Duration.ZERO)
+			.pollInterval(Duration.ofMillis(20))
+			.until(condition);
 	}
 
 	private static long lag(Admin admin, String group, String topic) throws Exception {
