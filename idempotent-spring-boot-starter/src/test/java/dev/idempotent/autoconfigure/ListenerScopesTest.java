@@ -30,7 +30,6 @@ class ListenerScopesTest {
 	@Test
 	void twoMethodsWithTheSameGroupIdAttributeAreRefused() {
 		this.runner.withBean(SameGroupId.class).run((context) -> assertThat(context).getFailure()
-			.rootCause()
 			.hasMessageContaining("@IdempotentListener methods public void " + SameGroupId.class.getName()
 					+ ".onCreated(java.lang.String) (its consumer group id), public void " + SameGroupId.class.getName()
 					+ ".onPaid(java.lang.String) (its consumer group id) resolve to the same scope 'orders'")
@@ -53,7 +52,6 @@ class ListenerScopesTest {
 	@Test
 	void anExplicitScopeEqualToAnotherMethodsGroupIdIsRefused() {
 		this.runner.withBean(ExplicitMeetsImplicit.class).run((context) -> assertThat(context).getFailure()
-			.rootCause()
 			.hasMessageContaining(".onCreated(java.lang.String) (scope = \"orders\")")
 			.hasMessageContaining(".onPaid(java.lang.String) (its consumer group id)"));
 	}
@@ -61,12 +59,10 @@ class ListenerScopesTest {
 	@Test
 	void theListenerIdIsTheGroupUnlessIdIsGroupIsFalse() {
 		this.runner.withBean(IdAsGroup.class).run((context) -> assertThat(context).getFailure()
-			.rootCause()
 			.hasMessageContaining("resolve to the same scope 'orders'"));
 		this.runner.withBean(IdNotGroup.class)
 			.withPropertyValues("spring.kafka.consumer.group-id=service")
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.hasMessageContaining("resolve to the same scope 'service'"));
 	}
 
@@ -75,7 +71,6 @@ class ListenerScopesTest {
 		this.runner.withBean(FactoryGroup.class)
 			.withPropertyValues("spring.kafka.consumer.group-id=service")
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.hasMessageContaining(FactoryGroup.class.getName() + ".onCreated(java.lang.String) (its consumer group id)")
 				.hasMessageContaining("resolve to the same scope 'service'"));
 		this.runner.withBean(FactoryGroupWithExplicitScopes.class)
@@ -88,7 +83,6 @@ class ListenerScopesTest {
 		this.runner.withBean(PlaceholderAndExpression.class)
 			.withPropertyValues("it.group=orders")
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.hasMessageContaining("resolve to the same scope 'orders'"));
 		this.runner.withBean(PlaceholderAndExpression.class)
 			.withPropertyValues("it.group=other")
@@ -98,7 +92,6 @@ class ListenerScopesTest {
 	@Test
 	void handlersOfAClassLevelListenerShareItsGroup() {
 		this.runner.withBean(TwoHandlers.class).run((context) -> assertThat(context).getFailure()
-			.rootCause()
 			.hasMessageContaining(TwoHandlers.class.getName() + ".onCreated(java.lang.String)")
 			.hasMessageContaining(TwoHandlers.class.getName() + ".onPaid(java.lang.Integer)")
 			.hasMessageContaining("resolve to the same scope 'orders'"));
@@ -108,7 +101,6 @@ class ListenerScopesTest {
 	@Test
 	void everyRepeatedListenerOfAMethodCounts() {
 		this.runner.withBean(Repeated.class).run((context) -> assertThat(context).getFailure()
-			.rootCause()
 			.hasMessageContaining(".onBoth(java.lang.String) (its consumer group id)")
 			.hasMessageContaining(".onPaid(java.lang.String) (its consumer group id)")
 			.hasMessageContaining("resolve to the same scope 'paid'")

@@ -99,7 +99,7 @@ abstract class AbstractSharedGroupScopesIT {
 		String group = RUN + "-implicit";
 		runner(broker, group, ImplicitScopes.class).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
+			assertThat(context).getFailure()
 				.hasMessageContaining("@IdempotentListener methods ")
 				.hasMessageContaining(ImplicitScopes.Listeners.class.getName() + ".onCreated(java.lang.String,java.lang.String)")
 				.hasMessageContaining(ImplicitScopes.Listeners.class.getName() + ".onPaid(java.lang.String,java.lang.String)")
@@ -113,7 +113,7 @@ abstract class AbstractSharedGroupScopesIT {
 		String group = RUN + "-dlt-implicit";
 		runner(broker, group, ImplicitDeadLetterScope.class).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
+			assertThat(context).getFailure()
 				.hasMessageContaining(ImplicitDeadLetterScope.Listeners.class.getName() + ".onOrder(")
 				.hasMessageContaining(ImplicitDeadLetterScope.Listeners.class.getName() + ".onDeadLetter(")
 				.hasMessageContaining("resolve to the same scope '" + group + "'");
