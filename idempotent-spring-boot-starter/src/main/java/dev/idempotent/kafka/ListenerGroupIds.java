@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.expression.StandardBeanExpressionResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.annotation.KafkaHandler;
 import org.springframework.kafka.annotation.KafkaListener;
@@ -92,9 +93,10 @@ final class ListenerGroupIds {
 	 */
 	private @Nullable String evaluate(String value) {
 		String resolved = this.beanFactory.resolveEmbeddedValue(value);
-		BeanExpressionResolver expressions = this.beanFactory.getBeanExpressionResolver();
-		Object result = (expressions != null && resolved != null)
-				? expressions.evaluate(resolved, new BeanExpressionContext(this.beanFactory, null)) : resolved;
+		BeanExpressionResolver expressions = (this.beanFactory.getBeanExpressionResolver() != null)
+				? this.beanFactory.getBeanExpressionResolver() : new StandardBeanExpressionResolver();
+		Object result = (resolved != null)
+				? expressions.evaluate(resolved, new BeanExpressionContext(this.beanFactory, null)) : null;
 		if (result != null && !(result instanceof String)) {
 			throw new IllegalStateException("not a String: " + result);
 		}

@@ -36,7 +36,10 @@ final class ScopeOwners {
 	 * owns the scope: the record must not be claimed (its key could be another listener's), it is dead-lettered
 	 */
 	void claimImplicit(String scope, ListenerMethod method) {
-		Owner owner = this.owners.computeIfAbsent(scope, (s) -> new Owner(method, false));
+		Owner owner = this.owners.get(scope);
+		if (owner == null) {
+			owner = this.owners.computeIfAbsent(scope, (s) -> new Owner(method, false));
+		}
 		if (owner.method() != method) {
 			throw new InvalidIdempotencyKeyException(InvalidKeyReason.SCOPE_CONFLICT, "@IdempotentListener method "
 					+ method + " takes its consumer group id '" + scope + "' as scope, but that scope already belongs to "
