@@ -23,6 +23,13 @@ public enum InvalidKeyReason {
 	UNSUPPORTED_TYPE,
 
 	/** The key expression could not be evaluated against the record. */
-	EXPRESSION_FAILED
+	EXPRESSION_FAILED,
+
+	/**
+	 * The key cannot be claimed in its scope: the listener method takes its consumer group id as scope, and that
+	 * scope already belongs to another listener method, so their keys would merge. A misconfiguration, found at a
+	 * delivery because the group id could not be resolved at startup: give each method an explicit scope.
+	 */
+	SCOPE_CONFLICT
 
 }

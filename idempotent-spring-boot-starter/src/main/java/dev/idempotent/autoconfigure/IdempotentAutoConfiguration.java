@@ -30,6 +30,8 @@ import dev.idempotent.kafka.ErrorHandlerClassifier;
 import dev.idempotent.kafka.FailedClaimRecoverer;
 import dev.idempotent.kafka.TransientFailures;
 import dev.idempotent.kafka.ListenerMethods;
+import dev.idempotent.kafka.ListenerReplies;
+import dev.idempotent.kafka.ListenerScopes;
 import dev.idempotent.kafka.RecordCaptureInstaller;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.key.KeyValidator;
@@ -42,6 +44,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -198,6 +201,17 @@ public class IdempotentAutoConfiguration {
 	IdempotentListenerVerifier idempotentListenerVerifier(ObjectProvider<ListenerMethods> methods,
 			BeanFactory beanFactory) {
 		return new IdempotentListenerVerifier(methods::getObject, beanFactory);
+	}
+
+	@Bean
+	ListenerScopes idempotentListenerScopes(ObjectProvider<ListenerMethods> methods,
+			ConfigurableListableBeanFactory beanFactory) {
+		return new ListenerScopes(methods::getObject, beanFactory);
+	}
+
+	@Bean
+	ListenerReplies idempotentListenerReplies(ObjectProvider<ListenerMethods> methods, IdempotentProperties properties) {
+		return new ListenerReplies(methods::getObject, properties.getReplies());
 	}
 
 	@Bean

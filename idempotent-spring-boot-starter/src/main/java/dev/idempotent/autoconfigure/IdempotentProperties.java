@@ -5,6 +5,7 @@ import java.time.Duration;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotencyHeaders;
+import dev.idempotent.kafka.ReplyMode;
 import dev.idempotent.key.KeyValidator;
 import org.jspecify.annotations.Nullable;
 
@@ -55,6 +56,14 @@ public class IdempotentProperties {
 	 * fingerprint to correlate lines about one key.
 	 */
 	private boolean maskKeys = true;
+
+	/**
+	 * What to do at startup with an @IdempotentListener method that replies (@SendTo): 'refuse' (the default) stops
+	 * the application; 'warn' starts it with one warning per method. A hit does not call the method, so a
+	 * redelivered request that is a hit gets no reply, and a reply lost in a crash after the database commit is
+	 * never sent again.
+	 */
+	private ReplyMode replies = ReplyMode.REFUSE;
 
 	private final Jdbc jdbc = new Jdbc();
 
@@ -108,6 +117,14 @@ public class IdempotentProperties {
 
 	public void setMaskKeys(boolean maskKeys) {
 		this.maskKeys = maskKeys;
+	}
+
+	public ReplyMode getReplies() {
+		return this.replies;
+	}
+
+	public void setReplies(ReplyMode replies) {
+		this.replies = replies;
 	}
 
 	public Jdbc getJdbc() {

@@ -54,6 +54,12 @@ public @interface IdempotentListener {
 	/**
 	 * The scope keys are unique in. Empty (the default): the consumer group id, so two groups reading one topic
 	 * each process every record once. Placeholders ({@code ${...}}) are resolved.
+	 * <p>A scope taken from the group id belongs to this one method: when another {@code @IdempotentListener}
+	 * method resolves to the same scope (one {@code spring.kafka.consumer.group-id} for every listener, a listener on
+	 * the dead-letter topic in the same group, another {@code @KafkaHandler} of the same class), the application
+	 * refuses to start, because a record of one could be skipped as the other's hit. Then give each method its own
+	 * scope; to keep the keys already stored, give the method that wrote them {@code scope = "<group id>"}. Methods
+	 * that all declare the same scope share its keys on purpose.
 	 * @return the scope, or empty for the consumer group id
 	 */
 	String scope() default "";

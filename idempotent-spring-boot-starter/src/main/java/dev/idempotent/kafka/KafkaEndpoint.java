@@ -5,6 +5,7 @@ import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
@@ -44,10 +45,8 @@ record KafkaEndpoint(String containerFactory, List<String> consumerProperties, i
 	 * @throws IllegalArgumentException if no Kafka listener reaches the method, or a batch listener takes no list
 	 */
 	static KafkaEndpoint of(Method method, UnaryOperator<String> placeholders) {
-		KafkaListener listener = AnnotatedElementUtils.findMergedAnnotation(method, KafkaListener.class);
-		if (listener == null && AnnotatedElementUtils.hasAnnotation(method, KafkaHandler.class)) {
-			listener = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), KafkaListener.class);
-		}
+		List<KafkaListener> listeners = listeners(method);
+		KafkaListener listener = listeners.isEmpty() ? null : listeners.get(0);
 		if (listener == null) {
 			throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
 					+ " is not reached by any Kafka listener: annotate it with @KafkaListener, or with @KafkaHandler"
@@ -61,14 +60,41 @@ record KafkaEndpoint(String containerFactory, List<String> consumerProperties, i
 		}
 		String factory = placeholders.apply(listener.containerFactory());
 		List<String> properties = Arrays.stream(listener.properties()).map(placeholders).toList();
-		List<String> topics = Stream
-			.concat(Arrays.stream(listener.topics()),
-					Arrays.stream(listener.topicPartitions()).map(TopicPartition::topic))
+		List<String> topics = listeners.stream()
+			.flatMap((each) -> Stream.concat(Arrays.stream(each.topics()),
+					Arrays.stream(each.topicPartitions()).map(TopicPartition::topic)))
 			.map(placeholders)
 			.filter(StringUtils::hasText)
 			.toList();
 		return new KafkaEndpoint(StringUtils.hasText(factory) ? factory : DEFAULT_CONTAINER_FACTORY, properties,
 				acknowledgmentIndex(method), batch, listIndex, topics);
+	}
+
+	/**
+	 * The {@code @KafkaListener}s that reach a method: its own (repeatable: all of them must agree on the
+	 * container factory, consumer properties and batch setting, which this endpoint holds once), else, for a
+	 * {@code @KafkaHandler}, its class's.
+	 * @throws IllegalArgumentException if repeated listeners of the method differ in those settings
+	 */
+	private static List<KafkaListener> listeners(Method method) {
+		Set<KafkaListener> listeners = AnnotatedElementUtils.findMergedRepeatableAnnotations(method, KafkaListener.class);
+		if (listeners.isEmpty() && AnnotatedElementUtils.hasAnnotation(method, KafkaHandler.class)) {
+			listeners = AnnotatedElementUtils.findMergedRepeatableAnnotations(method.getDeclaringClass(),
+					KafkaListener.class);
+		}
+		if (listeners.isEmpty()) {
+			return List.of();
+		}
+		KafkaListener first = listeners.iterator().next();
+		for (KafkaListener other : listeners) {
+			if (!other.containerFactory().equals(first.containerFactory())
+					|| !Arrays.equals(other.properties(), first.properties()) || !other.batch().equals(first.batch())) {
+				throw new IllegalArgumentException("@IdempotentListener method " + method.toGenericString()
+						+ " has repeated @KafkaListener annotations with different containerFactory, properties or batch"
+						+ " settings; give each its own method");
+			}
+		}
+		return List.copyOf(listeners);
 	}
 
 	/**

@@ -43,8 +43,11 @@ final class ListenerMethod {
 
 	private final boolean fingerprints;
 
+	private final ScopeOwners owners;
+
 	private ListenerMethod(Method method, KeySource keySource, String prefix, @Nullable String scope,
-			KeyValidator validator, KafkaEndpoint endpoint, ClaimMode mode, Duration lease, boolean fingerprints) {
+			KeyValidator validator, KafkaEndpoint endpoint, ClaimMode mode, Duration lease, boolean fingerprints,
+			ScopeOwners owners) {
 		this.method = method;
 		this.keySource = keySource;
 		this.prefix = prefix;
@@ -54,6 +57,7 @@ final class ListenerMethod {
 		this.mode = mode;
 		this.lease = lease;
 		this.fingerprints = fingerprints;
+		this.owners = owners;
 	}
 
 	/**
@@ -66,16 +70,33 @@ final class ListenerMethod {
 	 * @param endpoint the method's Kafka listener
 	 * @param lease the lease of a LEASED claim
 	 * @param fingerprints whether claims carry the fingerprint of the record's value
+	 * @param owners which method each scope belongs to, checked when a delivery takes its consumer group id
 	 * @throws IllegalArgumentException if the key expression does not parse
 	 */
 	static ListenerMethod of(Method method, IdempotentListener annotation, String resolvedScope,
 			String defaultKeyHeader, KeyValidator validator, KafkaEndpoint endpoint, Duration lease,
-			boolean fingerprints) {
+			boolean fingerprints, ScopeOwners owners) {
 		KeySource source = StringUtils.hasText(annotation.key()) ? ExpressionKeySource.of(annotation.key(), method)
 				: new HeaderKeySource(defaultKeyHeader);
 		return new ListenerMethod(method, source, annotation.prefix(),
 				StringUtils.hasText(resolvedScope) ? resolvedScope : null, validator, endpoint, annotation.mode(), lease,
-				fingerprints);
+				fingerprints, owners);
+	}
+
+	/**
+	 * Return the annotated method, as declared on the listener's class.
+	 * @return the method
+	 */
+	Method method() {
+		return this.method;
+	}
+
+	/**
+	 * Return the scope the annotation declares, placeholders resolved.
+	 * @return the explicit scope, or {@code null} when the method takes its consumer group id
+	 */
+	@Nullable String explicitScope() {
+		return this.scope;
 	}
 
 	/**
@@ -103,8 +124,12 @@ final class ListenerMethod {
 	}
 
 	/**
-	 * Return the scope of this delivery: the configured one, or the consumer group id of the current thread.
+	 * Return the scope of this delivery: the configured one, or the consumer group id of the current thread. A
+	 * group id taken implicitly must belong to this method alone (see {@link ScopeOwners}).
 	 * @throws IllegalStateException if no scope is configured and no consumer group id is bound
+	 * @throws dev.idempotent.key.InvalidIdempotencyKeyException with reason
+	 * {@link dev.idempotent.key.InvalidKeyReason#SCOPE_CONFLICT} if the group id is already the scope of another
+	 * method
 	 */
 	String scope() {
 		if (this.scope != null) {
@@ -116,6 +141,7 @@ final class ListenerMethod {
 					+ "; set a groupId on the listener or a scope on @IdempotentListener");
 		}
 		checkScope(groupId, this.method::toGenericString);
+		this.owners.claimImplicit(groupId, this);
 		return groupId;
 	}
 

@@ -36,6 +36,8 @@ public final class ListenerMethods {
 
 	private volatile boolean fingerprints;
 
+	private final ScopeOwners owners = new ScopeOwners();
+
 	/**
 	 * Create a resolver.
 	 * @param defaultKeyHeader the header that holds the key when a listener has no key expression
@@ -101,7 +103,7 @@ public final class ListenerMethods {
 					+ " is a batch listener in LEASED mode; LEASED claims are per record: use a single-record listener");
 		}
 		return ListenerMethod.of(method, annotation, scope, this.defaultKeyHeader, this.validator, endpoint,
-				lease(method, annotation), this.fingerprints);
+				lease(method, annotation), this.fingerprints, this.owners);
 	}
 
 	/**
@@ -110,6 +112,15 @@ public final class ListenerMethods {
 	 */
 	Collection<ListenerMethod> all() {
 		return List.copyOf(this.cache.values());
+	}
+
+	/**
+	 * Return which method each scope belongs to: filled at startup by {@link ListenerScopes}, and at a delivery
+	 * for a group id that could not be resolved at startup.
+	 * @return the registry shared by every resolved method
+	 */
+	ScopeOwners owners() {
+		return this.owners;
 	}
 
 	private static boolean isAsynchronous(Class<?> type) {

@@ -134,13 +134,13 @@ class RetentionWindowCheckIT {
 	static class WindowListeners {
 
 		@KafkaListener(id = "window-a", topics = { SHORT, LONG }, groupId = "window", autoStartup = "false")
-		@IdempotentListener
+		@IdempotentListener(scope = "window-a")
 		public void first(String payload) {
 		}
 
 		@KafkaListener(id = "window-b", topics = { "${it.forever-topic}", "#{'" + COMPACTED + "'}", LONG,
 				COMPACT_DELETE }, groupId = "window", autoStartup = "false")
-		@IdempotentListener
+		@IdempotentListener(scope = "window-b")
 		public void second(String payload) {
 		}
 

@@ -1,0 +1,120 @@
+package dev.idempotent.autoconfigure;
+
+import dev.idempotent.kafka.IdempotentListener;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.kafka.annotation.KafkaHandler;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.messaging.handler.annotation.SendTo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Return values and replies at startup (issue 11, bug 7): a hit does not call the method, so a {@code @SendTo}
+ * method is refused unless {@code idempotent.replies=warn}, and any other method returning a value gets one WARN.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class ListenerRepliesTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+				IdempotentAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:replies;MODE=MySQL;DB_CLOSE_DELAY=-1",
+				"spring.kafka.bootstrap-servers=127.0.0.1:9");
+
+	@Test
+	void aMethodThatRepliesIsRefusedByDefault() {
+		this.runner.withBean(Replying.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining("@IdempotentListener method public java.lang.String " + Replying.class.getName()
+					+ ".onRequest(java.lang.String) replies (@SendTo)")
+			.hasMessageContaining("a redelivered request that is a hit gets no reply")
+			.hasMessageContaining("idempotent.replies=warn"));
+	}
+
+	@Test
+	void aHandlerOfAClassThatRepliesIsRefused() {
+		this.runner.withBean(ReplyingClass.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining(ReplyingClass.class.getName() + ".onRequest(java.lang.String) replies (@SendTo)"));
+	}
+
+	@Test
+	void aMethodThatRepliesStartsWithOneWarningWhenAccepted(CapturedOutput output) {
+		this.runner.withBean(Replying.class).withPropertyValues("idempotent.replies=warn").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).containsOnlyOnce(Replying.class.getName() + ".onRequest(java.lang.String) replies"
+					+ " (@SendTo), but a hit does not call the method");
+			assertThat(output).contains("Accepted by idempotent.replies=warn");
+		});
+	}
+
+	@Test
+	void aMethodThatReturnsAValueWithoutSendToStartsWithOneWarning(CapturedOutput output) {
+		this.runner.withBean(Returning.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).containsOnlyOnce("@IdempotentListener method public java.lang.String "
+					+ Returning.class.getName() + ".onEvent(java.lang.String) returns a value; a hit returns null");
+		});
+	}
+
+	@Test
+	void aVoidMethodGetsNoWarning(CapturedOutput output) {
+		this.runner.withBean(VoidWithSendTo.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).doesNotContain("VoidWithSendTo.onEvent(java.lang.String) replies")
+				.doesNotContain("VoidWithSendTo.onEvent(java.lang.String) returns a value");
+		});
+	}
+
+	static class Replying {
+
+		@KafkaListener(topics = "requests", groupId = "replies", autoStartup = "false")
+		@SendTo("replies")
+		@IdempotentListener(key = "#payload")
+		public String onRequest(String payload) {
+			return payload;
+		}
+
+	}
+
+	@KafkaListener(topics = "requests", groupId = "replies", autoStartup = "false")
+	@SendTo("replies")
+	static class ReplyingClass {
+
+		@KafkaHandler
+		@IdempotentListener(key = "#payload")
+		public String onRequest(String payload) {
+			return payload;
+		}
+
+	}
+
+	static class Returning {
+
+		@KafkaListener(topics = "events", groupId = "returns", autoStartup = "false")
+		@IdempotentListener(key = "#payload")
+		public String onEvent(String payload) {
+			return payload;
+		}
+
+	}
+
+	static class VoidWithSendTo {
+
+		@KafkaListener(topics = "events", groupId = "void", autoStartup = "false")
+		@SendTo("replies")
+		@IdempotentListener(key = "#payload")
+		public void onEvent(String payload) {
+		}
+
+	}
+
+}
