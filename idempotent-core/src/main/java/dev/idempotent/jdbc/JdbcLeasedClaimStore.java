@@ -19,8 +19,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LeasedClaimStore} on the same idempotency table as {@link JdbcClaimStore}, for
- * {@link dev.idempotent.claim.ClaimMode#LEASED} claims. The lease claim is an INSERT with {@code lease_until};
- * on a duplicate the row is read and, if FAILED or its lease expired, taken over by an UPDATE fenced by the
+ * {@link dev.idempotent.claim.ClaimMode#LEASED} claims. The lease claim is an INSERT with {@code lease_until}, whose
+ * own result decides as for {@link JdbcClaimStore} (see {@link ClaimInsert}; on MySQL and MariaDB a hit raises no
+ * server error); when the key is taken, its row is read with a locking (current) read where the dialect needs one:
+ * no row is an error (another unique constraint was violated, see {@link ClaimInsert#rowNotFound}), never "held
+ * elsewhere"; a row that is FAILED or whose lease expired is taken over by an UPDATE fenced by the
  * {@code attempts} value read, so that of several consumers exactly one wins. Completion and release are fenced
  * the same way: a consumer whose lease was taken over cannot complete or release the new holder's attempt.
  * Lease expiry compares with this store's clock (UTC). Thread-safe.
@@ -35,6 +38,8 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 
 	private final LeaseStatements leaseSql;
 
+	private final ClaimInsert claimInsert;
+
 	/**
 	 * Create a store.
 	 * @param dataSource the business database, never {@code null}
@@ -46,6 +51,7 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 		this.jdbc = new TransactionalJdbc(dataSource, dialect, clock);
 		this.dialect = dialect;
 		this.leaseSql = LeaseStatements.forTable(table, dialect);
+		this.claimInsert = new ClaimInsert(dataSource, table, dialect);
 	}
 
 	@Override
@@ -62,7 +68,7 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 				ps.setString(2, request.key());
 				try (ResultSet rs = ps.executeQuery()) {
 					if (!rs.next()) {
-						return new LeaseResult.Held(null);
+						throw this.claimInsert.rowNotFound(connection, request);
 					}
 					ClaimStatus status = ClaimStatus.fromCode(rs.getInt(1));
 					int attempts = rs.getInt(2);
@@ -129,13 +135,7 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 			this.dialect.bindTime(ps, 6, now);
 			this.dialect.bindTime(ps, 7, now);
 			this.dialect.bindTime(ps, 8, until);
-			return ps.executeUpdate() == 1;
-		}
-		catch (SQLException ex) {
-			if (this.dialect.isDuplicateKey(ex)) {
-				return false;
-			}
-			throw ex;
+			return this.claimInsert.run(ps, request);
 		}
 	}
 
