@@ -5,6 +5,7 @@ import java.time.Duration;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotencyHeaders;
+import dev.idempotent.key.KeyMasker;
 import dev.idempotent.key.KeyValidator;
 import org.jspecify.annotations.Nullable;
 
@@ -52,9 +53,16 @@ public class IdempotentProperties {
 	/**
 	 * Whether idempotency keys are masked in logs and in the actuator endpoint (keys can be personal data). When
 	 * masked, only the first and last two characters of keys of 8 or more characters show, with a short
-	 * fingerprint to correlate lines about one key.
+	 * fingerprint (keyed by key-mask-secret) to correlate lines about one key.
 	 */
 	private boolean maskKeys = true;
+
+	/**
+	 * Secret of the fingerprints of masked keys (HMAC-SHA256), at least 16 characters. Set the same secret on every
+	 * instance for masks that correlate across instances and restarts; unset, each process draws a random one. Keep
+	 * it as secret as the keys: with it, low-entropy keys (phone numbers, order numbers) can be found from their masks.
+	 */
+	private @Nullable String keyMaskSecret;
 
 	private final Jdbc jdbc = new Jdbc();
 
@@ -108,6 +116,24 @@ public class IdempotentProperties {
 
 	public void setMaskKeys(boolean maskKeys) {
 		this.maskKeys = maskKeys;
+	}
+
+	public @Nullable String getKeyMaskSecret() {
+		return this.keyMaskSecret;
+	}
+
+	public void setKeyMaskSecret(@Nullable String keyMaskSecret) {
+		this.keyMaskSecret = keyMaskSecret;
+	}
+
+	/**
+	 * Return how keys are rendered in logs and the actuator endpoint, from {@code mask-keys} and
+	 * {@code key-mask-secret} (see {@link KeyMasker#of(boolean, String)}).
+	 * @return the masker, never {@code null}
+	 * @throws IllegalArgumentException if the secret is shorter than {@value KeyMasker#MIN_SECRET_LENGTH} characters
+	 */
+	public KeyMasker keyMasker() {
+		return KeyMasker.of(this.maskKeys, this.keyMaskSecret);
 	}
 
 	public Jdbc getJdbc() {
