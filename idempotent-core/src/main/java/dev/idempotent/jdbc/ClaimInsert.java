@@ -127,6 +127,17 @@ final class ClaimInsert {
 	}
 
 	/**
+	 * Tell whether the row of a key the INSERT found taken may be deleted before the caller's read of it: on H2, whose
+	 * duplicate check locks nothing, the retention job may delete it in between; the caller then runs the INSERT once
+	 * more, whose own result decides, before {@link #rowNotFound}. On InnoDB the INSERT holds a shared lock on the row
+	 * until the transaction ends; on PostgreSQL {@link #rowNotFound} treats a missing row as deleted.
+	 * @return whether a missing row deserves a second INSERT
+	 */
+	boolean rowMayVanish() {
+		return this.dialect == SqlDialect.H2;
+	}
+
+	/**
 	 * What it means that the INSERT found the key taken but a read of the key's row (see
 	 * {@link SqlDialect#lockingReadSuffix()}) found none.
 	 * <ul>
@@ -134,32 +145,26 @@ final class ClaimInsert {
 	 * stored the key altered as an existing one): an error.</li>
 	 * <li>PostgreSQL: {@code ON CONFLICT (scope, idempotency_key)} reported this very key and reads see the latest
 	 * committed rows, so the row was deleted since (by retention) and the key can now be claimed: transient.</li>
-	 * <li>H2: under READ COMMITTED the read sees the latest committed rows, so as for MySQL. Under REPEATABLE READ and
-	 * above even a locking read sees only the transaction's snapshot, so the row is looked up on a connection of its own,
-	 * which sees the latest committed rows: a row committed after the snapshot is transient (a new transaction sees
-	 * it), no row an error.</li>
+	 * <li>H2 (after a second INSERT, see {@link #rowMayVanish}): under READ COMMITTED the read sees the latest
+	 * committed rows. Under REPEATABLE READ and above even a locking read sees only the transaction's snapshot. So the
+	 * row is looked up on a connection of its own, which sees the latest committed rows: a row committed after the
+	 * snapshot is transient (a new transaction sees it), no row an error.</li>
 	 * </ul>
-	 * @param connection the connection of the claim's transaction
 	 * @param request the claim
 	 * @return the exception to throw: a {@link TransientClaimException} or a {@link DataIntegrityViolationException}
-	 * @throws SQLException if the isolation level or the row cannot be read
+	 * @throws SQLException if the row cannot be looked up (H2)
 	 */
-	RuntimeException rowNotFound(Connection connection, ClaimRequest request) throws SQLException {
+	RuntimeException rowNotFound(ClaimRequest request) throws SQLException {
 		return switch (this.dialect) {
 			case POSTGRESQL -> new TransientClaimException("The row of scope=" + request.scope() + " was removed while"
 					+ " it was being claimed; retry the transaction", new SQLException("row removed", "40001"));
-			case H2 -> readsItsSnapshot(connection) && latestCommittedRowExists(request)
+			case H2 -> latestCommittedRowExists(request)
 					? new TransientClaimException("The row of scope=" + request.scope() + " key="
 							+ KeyMasker.MASKED.mask(request.key()) + " is not visible to this transaction's snapshot;"
 							+ " retry the transaction", new SQLException("row not visible", "40001"))
 					: otherConstraint(request, null);
 			case MYSQL, MARIADB -> otherConstraint(request, null);
 		};
-	}
-
-	private static boolean readsItsSnapshot(Connection connection) throws SQLException {
-		int isolation = connection.getTransactionIsolation();
-		return isolation != Connection.TRANSACTION_READ_COMMITTED && isolation != Connection.TRANSACTION_READ_UNCOMMITTED;
 	}
 
 	/** Whether the key's row exists as of now, read on a connection of its own, outside the claim's transaction. */

@@ -347,7 +347,15 @@ public class JdbcClaimStore implements ClaimStore {
 	}
 
 	private ClaimResult existing(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
-		return decide(connection, request, readExisting(connection, request), now);
+		ClaimResult.Hit row = readExisting(connection, request);
+		if (row == null && this.claimInsert.rowMayVanish()) {
+			// the row may have been deleted (by retention) since the INSERT found it: a second INSERT decides
+			if (insert(connection, request, now)) {
+				return new ClaimResult.Claimed(false);
+			}
+			row = readExisting(connection, request);
+		}
+		return decide(connection, request, row, now);
 	}
 
 	/**
@@ -357,7 +365,7 @@ public class JdbcClaimStore implements ClaimStore {
 	private ClaimResult decide(Connection connection, ClaimRequest request, ClaimResult.@Nullable Hit existing,
 			LocalDateTime now) throws SQLException {
 		if (existing == null) {
-			throw this.claimInsert.rowNotFound(connection, request);
+			throw this.claimInsert.rowNotFound(request);
 		}
 		if (existing.status() == ClaimStatus.FAILED) {
 			if (reclaim(connection, request, now)) {

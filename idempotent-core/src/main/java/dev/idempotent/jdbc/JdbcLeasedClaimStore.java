@@ -63,28 +63,25 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 			if (insertLeased(connection, request, now, until)) {
 				return new LeaseResult.Acquired(false, 1, TransactionalJdbc.utc(until));
 			}
-			try (PreparedStatement ps = connection.prepareStatement(this.leaseSql.read())) {
-				ps.setString(1, request.scope());
-				ps.setString(2, request.key());
-				try (ResultSet rs = ps.executeQuery()) {
-					if (!rs.next()) {
-						throw this.claimInsert.rowNotFound(connection, request);
-					}
-					ClaimStatus status = ClaimStatus.fromCode(rs.getInt(1));
-					int attempts = rs.getInt(2);
-					LocalDateTime leaseUntil = rs.getObject(3, LocalDateTime.class);
-					LocalDateTime created = rs.getObject(4, LocalDateTime.class);
-					if (status == ClaimStatus.SUCCEEDED) {
-						return new LeaseResult.Done(new ClaimResult.Hit(status,
-								TransactionalJdbc.utc(created)));
-					}
-					boolean free = status == ClaimStatus.FAILED || leaseUntil == null || leaseUntil.isBefore(now);
-					if (free && takeOver(connection, request, attempts, now, until)) {
-						return new LeaseResult.Acquired(true, attempts + 1, TransactionalJdbc.utc(until));
-					}
-					return new LeaseResult.Held(TransactionalJdbc.utc(leaseUntil));
+			LeaseRow row = readLease(connection, request);
+			if (row == null && this.claimInsert.rowMayVanish()) {
+				// the row may have been deleted (by retention) since the INSERT found it: a second INSERT decides
+				if (insertLeased(connection, request, now, until)) {
+					return new LeaseResult.Acquired(false, 1, TransactionalJdbc.utc(until));
 				}
+				row = readLease(connection, request);
 			}
+			if (row == null) {
+				throw this.claimInsert.rowNotFound(request);
+			}
+			if (row.status() == ClaimStatus.SUCCEEDED) {
+				return new LeaseResult.Done(new ClaimResult.Hit(row.status(), TransactionalJdbc.utc(row.created())));
+			}
+			boolean free = row.status() == ClaimStatus.FAILED || row.leaseUntil() == null || row.leaseUntil().isBefore(now);
+			if (free && takeOver(connection, request, row.attempts(), now, until)) {
+				return new LeaseResult.Acquired(true, row.attempts() + 1, TransactionalJdbc.utc(until));
+			}
+			return new LeaseResult.Held(TransactionalJdbc.utc(row.leaseUntil()));
 		}
 		catch (SQLException ex) {
 			throw this.jdbc.translate("lease claim", request, ex);
@@ -139,6 +136,21 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 		}
 	}
 
+	/** Read the row of a key the lease INSERT found taken, with a locking read where the dialect needs one. */
+	private @Nullable LeaseRow readLease(Connection connection, ClaimRequest request) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.leaseSql.read())) {
+			ps.setString(1, request.scope());
+			ps.setString(2, request.key());
+			try (ResultSet rs = ps.executeQuery()) {
+				if (!rs.next()) {
+					return null;
+				}
+				return new LeaseRow(ClaimStatus.fromCode(rs.getInt(1)), rs.getInt(2),
+						rs.getObject(3, LocalDateTime.class), rs.getObject(4, LocalDateTime.class));
+			}
+		}
+	}
+
 	/** Take a FAILED row or an expired lease; the attempts read fence it, so one of several consumers wins. */
 	private boolean takeOver(Connection connection, ClaimRequest request, int attempts, LocalDateTime now,
 			LocalDateTime until) throws SQLException {
@@ -152,6 +164,11 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 			this.dialect.bindTime(ps, 9, now);
 			return ps.executeUpdate() == 1;
 		}
+	}
+
+	/** The row of a taken key, as the lease claim reads it (UTC times). */
+	private record LeaseRow(ClaimStatus status, int attempts, @Nullable LocalDateTime leaseUntil,
+			LocalDateTime created) {
 	}
 
 }

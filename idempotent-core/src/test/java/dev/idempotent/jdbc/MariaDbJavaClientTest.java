@@ -110,7 +110,10 @@ class MariaDbJavaClientTest {
 			List<ILoggingEvent> events = all.events();
 			assertThat(events.stream().filter((event) -> event.getLoggerName().equals(ERROR_PACKET_LOGGER)))
 				.as("server errors logged by mariadb-java-client").isEmpty();
-			assertThat(events.stream().filter((event) -> event.getLevel().isGreaterOrEqual(Level.WARN)))
+			// of the claims' own thread: the pool's housekeeping thread may warn about a loaded machine
+			String claiming = Thread.currentThread().getName();
+			assertThat(events.stream()
+				.filter((event) -> event.getThreadName().equals(claiming) && event.getLevel().isGreaterOrEqual(Level.WARN)))
 				.as("WARN and ERROR lines").isEmpty();
 			for (ILoggingEvent event : events) {
 				String text = text(event);
