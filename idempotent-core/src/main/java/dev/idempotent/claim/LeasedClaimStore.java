@@ -18,6 +18,8 @@ public interface LeasedClaimStore {
 	 * @param lease how long the lease lasts, positive
 	 * @return what the claim found
 	 * @throws TransientClaimException on a deadlock or lock-wait timeout
+	 * @throws org.springframework.dao.DataIntegrityViolationException if the claim violates a unique constraint other
+	 * than the one on (scope, key): an error, never a lease held elsewhere
 	 * @throws org.springframework.dao.DataAccessException on any other database failure
 	 */
 	LeaseResult claimLease(ClaimRequest request, Duration lease);

@@ -11,7 +11,7 @@ import java.util.Collections;
  *
  * @param insert claims a new key, inserting it as SUCCEEDED (it becomes visible only when the caller's transaction
  * commits, with the business write): binds scope, key, source topic, partition, offset, created, updated
- * [, fingerprint]; 1 row claimed, 0 rows (or a duplicate-key error, depending on the dialect) a duplicate
+ * [, fingerprint]; rendered by {@link SqlDialect#claimInsert}, whose result {@link ClaimInsert#run} reads
  * @param reclaim takes over a FAILED row, making it SUCCEEDED as of the caller's commit: binds source topic,
  * partition, offset, updated [, fingerprint], scope, key
  * @param read reads an existing row with a locking (current) read where the dialect needs one: binds scope, key;
@@ -84,7 +84,7 @@ record ClaimStatements(String insert, String reclaim, String read, String markFa
 	static ClaimStatements forTable(TableName table, SqlDialect dialect, boolean fingerprints) {
 		String t = table.value();
 		return new ClaimStatements(
-				"INSERT INTO " + t + insertColumns(fingerprints) + insertRow(fingerprints) + dialect.insertSuffix(),
+				dialect.claimInsert(t + insertColumns(fingerprints) + insertRow(fingerprints)),
 				"UPDATE " + t + " SET status = 1, attempts = attempts + 1, source_topic = ?, source_partition = ?,"
 						+ " source_offset = ?, updated_at = ?, last_error = NULL"
 						+ (fingerprints ? ", " + FINGERPRINT_COLUMN + " = ?" : "")

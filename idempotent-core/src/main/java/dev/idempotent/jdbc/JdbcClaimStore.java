@@ -33,8 +33,10 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
  * A {@link ClaimStore} on an idempotency table in the business database ({@link JdbcLeasedClaimStore} holds the
  * leases of LEASED claims on the same table).
  * <p>The claim is one INSERT guarded by the unique index on (scope, idempotency_key). Its own result decides
- * between "claimed" and "exists": a duplicate (an error recognised by vendor code, or 0 rows from
- * {@code ON CONFLICT DO NOTHING}, see {@link SqlDialect}) means the key was claimed before. The existing row is
+ * between "claimed" and "exists" (see {@link ClaimInsert}): a duplicate (no row from MariaDB's
+ * {@code INSERT IGNORE ... RETURNING}, 0 rows from MySQL's {@code INSERT IGNORE} or PostgreSQL's
+ * {@code ON CONFLICT DO NOTHING}, an error recognised by vendor code on H2, see {@link SqlDialect#claimInsert}) means the
+ * key was claimed before; on MySQL and MariaDB a hit thus raises no server error. The existing row is
  * then read with a shared locking (current) read, which confirms that the idempotency index was the violated
  * constraint and reports its status and first-processing time whatever the isolation level; only a FAILED row
  * is taken over, by an UPDATE conditional on {@code status = 2}, which is atomic on its own. No SELECT ever
@@ -61,6 +63,8 @@ public class JdbcClaimStore implements ClaimStore {
 	private final SqlDialect dialect;
 
 	private final ClaimStatements sql;
+
+	private final ClaimInsert claimInsert;
 
 	/**
 	 * Create a store.
@@ -89,6 +93,7 @@ public class JdbcClaimStore implements ClaimStore {
 		this.table = table;
 		this.dialect = dialect;
 		this.sql = ClaimStatements.forTable(table, dialect, fingerprints);
+		this.claimInsert = new ClaimInsert(dataSource, table, dialect);
 	}
 
 	/**
@@ -198,19 +203,9 @@ public class JdbcClaimStore implements ClaimStore {
 			}
 		}
 		if (!inserted.isEmpty()) {
-			throw alteredKey(keys.get(0));
+			throw this.claimInsert.alteredKey(keys.get(0));
 		}
 		return skipped;
-	}
-
-	/**
-	 * A returned row whose key is none of the requested ones: MariaDB's {@code IGNORE} stored a key altered, because
-	 * the key column is shorter than the key or its character set cannot hold the key's characters.
-	 */
-	private DataIntegrityViolationException alteredKey(ClaimRequest request) {
-		return new DataIntegrityViolationException("The batch claim INSERT into " + this.table + " stored a key of scope="
-				+ request.scope() + " altered (truncated or with characters replaced): the key column cannot hold the"
-				+ " keys; check the table's definition (see SchemaValidator)");
 	}
 
 	private Map<ClaimRequest, ClaimResult> claimChunk(Connection connection, List<ClaimRequest> chunk,
@@ -352,17 +347,25 @@ public class JdbcClaimStore implements ClaimStore {
 	}
 
 	private ClaimResult existing(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
-		return decide(connection, request, readExisting(connection, request), now);
+		ClaimResult.Hit row = readExisting(connection, request);
+		if (row == null && this.claimInsert.rowMayVanish()) {
+			// the row may have been deleted (by retention) since the INSERT found it: a second INSERT decides
+			if (insert(connection, request, now)) {
+				return new ClaimResult.Claimed(false);
+			}
+			row = readExisting(connection, request);
+		}
+		return decide(connection, request, row, now);
 	}
 
 	/**
 	 * Decide a claim whose INSERT found its key taken, from the key's row read with a locking (current) read: a
-	 * FAILED row is taken over, any other row is a hit, no row an error (see {@link #invisibleDuplicate}).
+	 * FAILED row is taken over, any other row is a hit, no row an error (see {@link ClaimInsert#rowNotFound}).
 	 */
 	private ClaimResult decide(Connection connection, ClaimRequest request, ClaimResult.@Nullable Hit existing,
 			LocalDateTime now) throws SQLException {
 		if (existing == null) {
-			throw invisibleDuplicate(request, null);
+			throw this.claimInsert.rowNotFound(request);
 		}
 		if (existing.status() == ClaimStatus.FAILED) {
 			if (reclaim(connection, request, now)) {
@@ -454,49 +457,16 @@ public class JdbcClaimStore implements ClaimStore {
 		}
 	}
 
+	/**
+	 * The claim INSERT of one key, whose own result decides (see {@link ClaimInsert}): {@code true} if it inserted the
+	 * row, {@code false} if the key is taken. On MySQL and MariaDB it is an {@code INSERT IGNORE}, so a hit raises no
+	 * server error (and no driver logs one with the key in it).
+	 */
 	private boolean insert(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.insert())) {
 			bindRow(ps, 1, request, now);
-			return ps.executeUpdate() == 1;
+			return this.claimInsert.run(ps, request);
 		}
-		catch (SQLException ex) {
-			if (!this.dialect.isDuplicateKey(ex)) {
-				throw ex;
-			}
-			if (!this.dialect.insertSuffix().isEmpty()) {
-				// ON CONFLICT (scope, idempotency_key) absorbs that index's duplicates: this one is another's
-				throw otherConstraint(request, ex);
-			}
-			return false;
-		}
-	}
-
-	/**
-	 * A duplicate error whose row cannot be read by (scope, key). Under MySQL/MariaDB the read is a current read,
-	 * so another unique constraint was violated. H2 reads even locking reads from the transaction's snapshot, so
-	 * there the row may have been committed after the snapshot of a transaction the caller began earlier: that is
-	 * transient, as PostgreSQL's serialization failure is.
-	 */
-	private RuntimeException invisibleDuplicate(ClaimRequest request, @Nullable SQLException cause) {
-		if (this.dialect == SqlDialect.POSTGRESQL) {
-			// ON CONFLICT (scope, idempotency_key) reported this very key, and reads see the latest committed rows:
-			// the row was deleted since (by retention), so the key can now be claimed
-			return new TransientClaimException("The row of scope=" + request.scope() + " was removed while it was"
-					+ " being claimed; retry the transaction",
-					(cause != null) ? cause : new SQLException("row removed", "40001"));
-		}
-		if (this.dialect == SqlDialect.H2) {
-			return new TransientClaimException("The row of scope=" + request.scope() + " key=" + KeyMasker.MASKED.mask(request.key())
-					+ " is not visible to this transaction's snapshot; retry the transaction",
-					(cause != null) ? cause : new SQLException("row not visible", "40001"));
-		}
-		return otherConstraint(request, cause);
-	}
-
-	private DataIntegrityViolationException otherConstraint(ClaimRequest request, @Nullable SQLException cause) {
-		return new DataIntegrityViolationException("The claim INSERT into " + this.table + " violated a unique "
-				+ "constraint other than (scope, idempotency_key) for scope=" + request.scope() + " key="
-				+ KeyMasker.MASKED.mask(request.key()) + ": check the table's constraints (see SchemaValidator)", cause);
 	}
 
 	private boolean reclaim(Connection connection, ClaimRequest request, LocalDateTime now) throws SQLException {

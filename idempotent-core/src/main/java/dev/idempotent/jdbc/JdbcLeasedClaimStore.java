@@ -19,8 +19,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LeasedClaimStore} on the same idempotency table as {@link JdbcClaimStore}, for
- * {@link dev.idempotent.claim.ClaimMode#LEASED} claims. The lease claim is an INSERT with {@code lease_until};
- * on a duplicate the row is read and, if FAILED or its lease expired, taken over by an UPDATE fenced by the
+ * {@link dev.idempotent.claim.ClaimMode#LEASED} claims. The lease claim is an INSERT with {@code lease_until}, whose
+ * own result decides as for {@link JdbcClaimStore} (see {@link ClaimInsert}; on MySQL and MariaDB a hit raises no
+ * server error); when the key is taken, its row is read with a locking (current) read where the dialect needs one:
+ * no row is an error (another unique constraint was violated, see {@link ClaimInsert#rowNotFound}), never "held
+ * elsewhere"; a row that is FAILED or whose lease expired is taken over by an UPDATE fenced by the
  * {@code attempts} value read, so that of several consumers exactly one wins. Completion and release are fenced
  * the same way: a consumer whose lease was taken over cannot complete or release the new holder's attempt.
  * Lease expiry compares with this store's clock (UTC). Thread-safe.
@@ -35,6 +38,8 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 
 	private final LeaseStatements leaseSql;
 
+	private final ClaimInsert claimInsert;
+
 	/**
 	 * Create a store.
 	 * @param dataSource the business database, never {@code null}
@@ -46,6 +51,7 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 		this.jdbc = new TransactionalJdbc(dataSource, dialect, clock);
 		this.dialect = dialect;
 		this.leaseSql = LeaseStatements.forTable(table, dialect);
+		this.claimInsert = new ClaimInsert(dataSource, table, dialect);
 	}
 
 	@Override
@@ -57,28 +63,25 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 			if (insertLeased(connection, request, now, until)) {
 				return new LeaseResult.Acquired(false, 1, TransactionalJdbc.utc(until));
 			}
-			try (PreparedStatement ps = connection.prepareStatement(this.leaseSql.read())) {
-				ps.setString(1, request.scope());
-				ps.setString(2, request.key());
-				try (ResultSet rs = ps.executeQuery()) {
-					if (!rs.next()) {
-						return new LeaseResult.Held(null);
-					}
-					ClaimStatus status = ClaimStatus.fromCode(rs.getInt(1));
-					int attempts = rs.getInt(2);
-					LocalDateTime leaseUntil = rs.getObject(3, LocalDateTime.class);
-					LocalDateTime created = rs.getObject(4, LocalDateTime.class);
-					if (status == ClaimStatus.SUCCEEDED) {
-						return new LeaseResult.Done(new ClaimResult.Hit(status,
-								TransactionalJdbc.utc(created)));
-					}
-					boolean free = status == ClaimStatus.FAILED || leaseUntil == null || leaseUntil.isBefore(now);
-					if (free && takeOver(connection, request, attempts, now, until)) {
-						return new LeaseResult.Acquired(true, attempts + 1, TransactionalJdbc.utc(until));
-					}
-					return new LeaseResult.Held(TransactionalJdbc.utc(leaseUntil));
+			LeaseRow row = readLease(connection, request);
+			if (row == null && this.claimInsert.rowMayVanish()) {
+				// the row may have been deleted (by retention) since the INSERT found it: a second INSERT decides
+				if (insertLeased(connection, request, now, until)) {
+					return new LeaseResult.Acquired(false, 1, TransactionalJdbc.utc(until));
 				}
+				row = readLease(connection, request);
 			}
+			if (row == null) {
+				throw this.claimInsert.rowNotFound(request);
+			}
+			if (row.status() == ClaimStatus.SUCCEEDED) {
+				return new LeaseResult.Done(new ClaimResult.Hit(row.status(), TransactionalJdbc.utc(row.created())));
+			}
+			boolean free = row.status() == ClaimStatus.FAILED || row.leaseUntil() == null || row.leaseUntil().isBefore(now);
+			if (free && takeOver(connection, request, row.attempts(), now, until)) {
+				return new LeaseResult.Acquired(true, row.attempts() + 1, TransactionalJdbc.utc(until));
+			}
+			return new LeaseResult.Held(TransactionalJdbc.utc(row.leaseUntil()));
 		}
 		catch (SQLException ex) {
 			throw this.jdbc.translate("lease claim", request, ex);
@@ -129,13 +132,22 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 			this.dialect.bindTime(ps, 6, now);
 			this.dialect.bindTime(ps, 7, now);
 			this.dialect.bindTime(ps, 8, until);
-			return ps.executeUpdate() == 1;
+			return this.claimInsert.run(ps, request);
 		}
-		catch (SQLException ex) {
-			if (this.dialect.isDuplicateKey(ex)) {
-				return false;
+	}
+
+	/** Read the row of a key the lease INSERT found taken, with a locking read where the dialect needs one. */
+	private @Nullable LeaseRow readLease(Connection connection, ClaimRequest request) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(this.leaseSql.read())) {
+			ps.setString(1, request.scope());
+			ps.setString(2, request.key());
+			try (ResultSet rs = ps.executeQuery()) {
+				if (!rs.next()) {
+					return null;
+				}
+				return new LeaseRow(ClaimStatus.fromCode(rs.getInt(1)), rs.getInt(2),
+						rs.getObject(3, LocalDateTime.class), rs.getObject(4, LocalDateTime.class));
 			}
-			throw ex;
 		}
 	}
 
@@ -152,6 +164,11 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 			this.dialect.bindTime(ps, 9, now);
 			return ps.executeUpdate() == 1;
 		}
+	}
+
+	/** The row of a taken key, as the lease claim reads it (UTC times). */
+	private record LeaseRow(ClaimStatus status, int attempts, @Nullable LocalDateTime leaseUntil,
+			LocalDateTime created) {
 	}
 
 }

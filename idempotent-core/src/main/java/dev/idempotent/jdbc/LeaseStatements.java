@@ -5,8 +5,9 @@ package dev.idempotent.jdbc;
  * name is written into the text.
  *
  * @param insert claims a new key with a lease: binds scope, key, source topic, partition, offset, created,
- * updated, lease until
- * @param read reads an existing row: binds scope, key; returns status, attempts, lease_until, created_at
+ * updated, lease until; rendered by {@link SqlDialect#claimInsert}, whose result {@link ClaimInsert#run} reads
+ * @param read reads an existing row with a locking (current) read where the dialect needs one: binds scope, key;
+ * returns status, attempts, lease_until, created_at
  * @param takeOver takes a FAILED row or an expired lease, fenced by the attempts read: binds lease until, source
  * topic, partition, offset, updated, scope, key, attempts, now
  * @param complete marks the lease's attempt SUCCEEDED: binds updated, scope, key, attempts
@@ -18,10 +19,9 @@ record LeaseStatements(String insert, String read, String takeOver, String compl
 		String t = table.value();
 		String key = " WHERE scope = ? AND idempotency_key = ?";
 		return new LeaseStatements(
-				"INSERT INTO " + t + " (scope, idempotency_key, status, attempts, source_topic, source_partition,"
-						+ " source_offset, created_at, updated_at, lease_until) VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?, ?)"
-						+ dialect.insertSuffix(),
-				"SELECT status, attempts, lease_until, created_at FROM " + t + key,
+				dialect.claimInsert(t + " (scope, idempotency_key, status, attempts, source_topic, source_partition,"
+						+ " source_offset, created_at, updated_at, lease_until) VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?, ?)"),
+				"SELECT status, attempts, lease_until, created_at FROM " + t + key + dialect.lockingReadSuffix(),
 				"UPDATE " + t + " SET status = 0, attempts = attempts + 1, lease_until = ?, source_topic = ?,"
 						+ " source_partition = ?, source_offset = ?, updated_at = ?, last_error = NULL" + key
 						+ " AND attempts = ? AND (status = 2 OR (status = 0 AND (lease_until IS NULL OR lease_until < ?)))",

@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Checks at startup that the idempotency table can carry the guarantee: it exists with the columns the store
  * writes, a UNIQUE index covers exactly (scope, idempotency_key), the key column holds the configured maximum
- * key length, and keys compare byte for byte (a binary, NO PAD collation on MySQL and MariaDB; a deterministic
- * collation on PostgreSQL). When retention archives rows ({@link #withArchive}), also that the archive table
+ * key length, and keys compare byte for byte (on MySQL and MariaDB: the utf8mb4 character set, which holds every
+ * character, and a binary, NO PAD collation; a deterministic collation on PostgreSQL). When retention archives rows ({@link #withArchive}), also that the archive table
  * exists with the same columns. Reads metadata only. Thread-safe.
  *
  * @since 0.1.0
@@ -260,13 +260,10 @@ public final class SchemaValidator {
 	private List<String> collationProblems(Connection connection, Location location) throws SQLException {
 		List<String> problems = new ArrayList<>();
 		if (this.dialect.needsBinaryCollation()) {
-			String sql = "SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ?"
-					+ " AND TABLE_NAME = ? AND COLUMN_NAME IN ('scope', 'idempotency_key')";
-			for (Map.Entry<String, String> column : query(connection, sql, location.catalog(), location.table()).entrySet()) {
-				if (!isBinaryNoPad(column.getValue())) {
-					problems.add("column " + column.getKey() + " uses collation " + column.getValue()
-							+ ", which merges keys that differ in case, accents or trailing spaces; it must be binary"
-							+ " and NO PAD (" + (this.dialect == SqlDialect.MYSQL ? "utf8mb4_0900_bin" : "utf8mb4_nopad_bin") + ")");
+			for (TextColumn column : textColumns(connection, location)) {
+				String problem = keyColumnProblem(this.dialect, this.table, column);
+				if (problem != null) {
+					problems.add(problem);
 				}
 			}
 		}
@@ -283,6 +280,49 @@ public final class SchemaValidator {
 			}
 		}
 		return problems;
+	}
+
+	/**
+	 * What is wrong with a key or scope column on MySQL or MariaDB, if anything. Its character set must be utf8mb4 (or
+	 * none, for a binary string): under a non-strict sql_mode, latin1 or utf8mb3 columns store the characters they
+	 * cannot hold as '?' (4-byte characters in utf8mb3), with a mere warning, so that distinct keys merge. Its
+	 * collation must be binary and NO PAD, or keys that differ in case, accents or trailing spaces merge.
+	 * @return the problem with the DDL that fixes it, or {@code null}
+	 */
+	static @Nullable String keyColumnProblem(SqlDialect dialect, TableName table, TextColumn column) {
+		String collation = (dialect == SqlDialect.MYSQL) ? "utf8mb4_0900_bin" : "utf8mb4_nopad_bin";
+		String fix = "; fix it with: ALTER TABLE " + table + " MODIFY " + column.name() + " " + column.type()
+				+ " CHARACTER SET utf8mb4 COLLATE " + collation + (column.nullable() ? " NULL" : " NOT NULL");
+		String charset = (column.charset() != null) ? column.charset().toLowerCase(Locale.ROOT) : "binary";
+		if (!charset.equals("utf8mb4") && !charset.equals("binary")) {
+			return "column " + column.name() + " uses character set " + column.charset() + " (collation "
+					+ column.collation() + "), which cannot hold every character of a key: under a non-strict sql_mode"
+					+ " the server stores the characters it cannot hold as '?', so distinct keys merge and real records"
+					+ " are skipped as hits; it must be utf8mb4, with a binary NO PAD collation (" + collation + ")" + fix;
+		}
+		if (!isBinaryNoPad(column.collation())) {
+			return "column " + column.name() + " uses collation " + column.collation() + ", which merges keys that"
+					+ " differ in case, accents or trailing spaces; it must be binary and NO PAD (" + collation + ")" + fix;
+		}
+		return null;
+	}
+
+	private static List<TextColumn> textColumns(Connection connection, Location location) throws SQLException {
+		String sql = "SELECT COLUMN_NAME, CHARACTER_SET_NAME, COLLATION_NAME, COLUMN_TYPE, IS_NULLABLE"
+				+ " FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"
+				+ " AND COLUMN_NAME IN ('scope', 'idempotency_key') ORDER BY ORDINAL_POSITION";
+		List<TextColumn> columns = new ArrayList<>();
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			ps.setString(1, location.catalog());
+			ps.setString(2, location.table());
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					columns.add(new TextColumn(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+							"YES".equalsIgnoreCase(rs.getString(5))));
+				}
+			}
+		}
+		return columns;
 	}
 
 	static boolean isBinaryNoPad(@Nullable String collation) {
@@ -310,6 +350,19 @@ public final class SchemaValidator {
 	}
 
 	private record Location(@Nullable String catalog, @Nullable String schema, String table) {
+	}
+
+	/**
+	 * A text column on MySQL or MariaDB, as information_schema.COLUMNS describes it.
+	 *
+	 * @param name the column's name
+	 * @param charset its character set; {@code null} for a binary string
+	 * @param collation its collation; {@code null} for a binary string
+	 * @param type its type, e.g. {@code varchar(128)}
+	 * @param nullable whether it accepts NULL
+	 */
+	record TextColumn(String name, @Nullable String charset, @Nullable String collation, String type,
+			boolean nullable) {
 	}
 
 	/**

@@ -19,9 +19,11 @@ import org.jspecify.annotations.Nullable;
  * INSERT reports a duplicate, and how a transient failure is recognised. Errors are recognised by vendor error
  * code and SQLState, never by message text, which changes with the server's language.
  * <ul>
- * <li>MySQL and MariaDB: a duplicate is error 1062 (or 1586) and does not abort the transaction. Transient:
- * 1213 (deadlock), 1205 (lock-wait timeout) and, on MariaDB 11.6+ with snapshot isolation, 1020 (record
- * changed).</li>
+ * <li>MySQL and MariaDB: a duplicate is error 1062 (or 1586) and does not abort the transaction; the claim INSERT of
+ * one row is an {@code INSERT IGNORE}, so that a duplicate is reported as a warning and the statement's own result (no
+ * row returned, or 0 rows) instead of an error (some drivers log every error the server reports, with its message,
+ * which holds the key). Transient: 1213 (deadlock), 1205 (lock-wait timeout) and, on MariaDB 11.6+ with snapshot
+ * isolation, 1020 (record changed); {@code IGNORE} does not turn those into warnings.</li>
  * <li>PostgreSQL: a unique violation (23505) would abort the whole transaction (every later statement fails
  * with 25P02 and the commit silently rolls back), so the claim is {@code INSERT ... ON CONFLICT DO NOTHING}:
  * 0 rows means duplicate, no error is raised and the server log stays clean. Transient: 40001 (serialization
@@ -88,6 +90,30 @@ public enum SqlDialect {
 	}
 
 	/**
+	 * Render the INSERT of one claim row (a claim, or a lease) so that the server reports a duplicate of the idempotency
+	 * index without an error where the database allows it; {@link ClaimInsert#run} reads its result.
+	 * <ul>
+	 * <li>MariaDB: {@code INSERT IGNORE ... RETURNING scope, idempotency_key}: no row returned means the row was
+	 * skipped.</li>
+	 * <li>MySQL (no {@code RETURNING}): {@code INSERT IGNORE}: 0 rows means the row was skipped.</li>
+	 * <li>PostgreSQL: {@code INSERT ... ON CONFLICT (scope, idempotency_key) DO NOTHING}: 0 rows means the key
+	 * exists.</li>
+	 * <li>H2: a plain INSERT; a duplicate is an error (23505), which H2 does not log.</li>
+	 * </ul>
+	 * {@code IGNORE} also skips a row that violates another unique constraint, and stores a value the column cannot hold
+	 * altered (truncated, characters replaced) with a warning: {@link ClaimInsert} guards against both.
+	 * @param target the table, its columns and the VALUES clause of one row: {@code t (a, b) VALUES (?, ?)}
+	 * @return the statement
+	 */
+	String claimInsert(String target) {
+		return switch (this) {
+			case MARIADB -> "INSERT IGNORE INTO " + target + " RETURNING scope, idempotency_key";
+			case MYSQL -> "INSERT IGNORE INTO " + target;
+			case POSTGRESQL, H2 -> "INSERT INTO " + target + this.insertSuffix;
+		};
+	}
+
+	/**
 	 * Return the verb of the multi-row claim INSERT that skips the rows of keys that exist, instead of failing as a
 	 * whole, and reports the rows it inserted with {@code RETURNING}; {@code null} where the database has no such
 	 * statement (MySQL has no {@code RETURNING}; H2).
@@ -113,10 +139,11 @@ public enum SqlDialect {
 
 	/**
 	 * Return what turns the read of an existing row after a duplicate into a locking (current) read: on
-	 * MySQL/MariaDB and H2 the duplicate is reported as an error, and a plain read under REPEATABLE READ could miss
-	 * a row committed after the transaction's snapshot. On InnoDB the duplicate INSERT already holds a shared lock
-	 * on the row, so a shared locking read adds no new lock conflict. PostgreSQL needs none: there, a conflict with
-	 * a row the snapshot cannot see is a serialization failure (40001).
+	 * MySQL/MariaDB a plain read under REPEATABLE READ could miss a row committed after the transaction's snapshot. On
+	 * InnoDB the INSERT (plain or {@code IGNORE}) that found the key taken already holds a shared lock on the row, so a
+	 * shared locking read adds no new lock conflict. H2 reads even a locking read from the transaction's snapshot
+	 * under REPEATABLE READ and SERIALIZABLE (see {@link ClaimInsert#rowNotFound}). PostgreSQL needs none: there, a
+	 * conflict with a row the snapshot cannot see is a serialization failure (40001).
 	 * @return the suffix, possibly empty
 	 */
 	String lockingReadSuffix() {

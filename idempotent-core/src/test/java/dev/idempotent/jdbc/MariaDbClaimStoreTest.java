@@ -7,6 +7,8 @@ import javax.sql.DataSource;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -27,12 +29,51 @@ class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
 			this.jdbc.execute(ddl);
 			assertThat(new SchemaValidator(this.dataSource, padded, SqlDialect.MARIADB, 128).problems()).containsExactly(
 					"column scope uses collation utf8mb4_general_ci, which merges keys that differ in case, accents or"
-							+ " trailing spaces; it must be binary and NO PAD (utf8mb4_nopad_bin)",
+							+ " trailing spaces; it must be binary and NO PAD (utf8mb4_nopad_bin); fix it with: ALTER TABLE "
+							+ padded + " MODIFY scope varchar(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL",
 					"column idempotency_key uses collation utf8mb4_bin, which merges keys that differ in case, accents or"
-							+ " trailing spaces; it must be binary and NO PAD (utf8mb4_nopad_bin)");
+							+ " trailing spaces; it must be binary and NO PAD (utf8mb4_nopad_bin); fix it with: ALTER TABLE "
+							+ padded + " MODIFY idempotency_key varchar(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin"
+							+ " NOT NULL");
 		}
 		finally {
 			TestDatabases.drop(this.dataSource, padded.value());
+		}
+	}
+
+	/**
+	 * latin1 and utf8mb3 cannot hold every character of a key: under a non-strict sql_mode the server stores those it
+	 * cannot hold as '?', so distinct keys merge, even with a NO PAD binary collation. The check refuses them and names
+	 * the DDL that fixes each column; running that DDL makes the table pass.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "latin1", "utf8mb3" })
+	void theStartupCheckRefusesKeyColumnsWhoseCharacterSetCannotHoldEveryKey(String charset) {
+		TableName narrow = new TableName(this.table.value() + "_" + charset);
+		String ddl = new SchemaInitializer(this.dataSource, narrow, SqlDialect.MARIADB).ddl()
+			.replaceAll("(?m)^--.*$", "")
+			.replace("CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin", "CHARACTER SET " + charset + " COLLATE "
+					+ charset + "_nopad_bin");
+		try {
+			this.jdbc.execute(ddl);
+			SchemaValidator validator = new SchemaValidator(this.dataSource, narrow, SqlDialect.MARIADB, 128);
+			List<String> problems = validator.problems();
+
+			assertThat(problems).hasSize(2);
+			for (String column : List.of("scope", "idempotency_key")) {
+				String fix = "ALTER TABLE " + narrow + " MODIFY " + column + " varchar(128) CHARACTER SET utf8mb4 COLLATE"
+						+ " utf8mb4_nopad_bin NOT NULL";
+				assertThat(problems).filteredOn((problem) -> problem.startsWith("column " + column + " "))
+					.singleElement()
+					.asString()
+					.contains("uses character set " + charset + " (collation " + charset + "_nopad_bin)",
+							"stores the characters it cannot hold as '?'", "must be utf8mb4", fix);
+				this.jdbc.execute(fix);
+			}
+			assertThat(validator.problems()).isEmpty();
+		}
+		finally {
+			TestDatabases.drop(this.dataSource, narrow.value());
 		}
 	}
 

@@ -26,6 +26,11 @@ public final class LogRecorder implements AutoCloseable {
 		return new LogRecorder(loggerName);
 	}
 
+	/** Every event recorded so far, in order. */
+	public List<ILoggingEvent> events() {
+		return List.copyOf(this.appender.list);
+	}
+
 	/** The formatted messages recorded at a level. */
 	public List<String> messages(Level level) {
 		return this.appender.list.stream()

@@ -15,7 +15,6 @@ import dev.idempotent.claim.HitLog;
 import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.LeasedClaimStore;
 import dev.idempotent.claim.TransactionalClaimExecutor;
-import dev.idempotent.key.KeyMasker;
 import dev.idempotent.jdbc.ClaimInspector;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.JdbcLeasedClaimStore;
@@ -143,8 +142,8 @@ public class IdempotentAutoConfiguration {
 			IdempotentProperties properties) {
 		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(claimStore,
 				uniqueTransactionManager(transactionManager), claimListener(listeners), properties.getMaxTransientRetries());
-		executor.setHitLog(new HitLog(KeyMasker.of(properties.isMaskKeys())));
-		executor.setConflictLog(new ConflictLog(KeyMasker.of(properties.isMaskKeys())));
+		executor.setHitLog(new HitLog(properties.keyMasker()));
+		executor.setConflictLog(new ConflictLog(properties.keyMasker()));
 		return executor;
 	}
 
@@ -164,7 +163,7 @@ public class IdempotentAutoConfiguration {
 			IdempotentProperties properties) {
 		LeasedClaimExecutor executor = new LeasedClaimExecutor(leased, uniqueTransactionManager(transactionManager),
 				claimListener(listeners), properties.getMaxTransientRetries());
-		executor.setHitLog(new HitLog(KeyMasker.of(properties.isMaskKeys())));
+		executor.setHitLog(new HitLog(properties.keyMasker()));
 		return executor;
 	}
 
@@ -247,7 +246,7 @@ public class IdempotentAutoConfiguration {
 				(record, ex) -> new TopicPartition(record.topic() + settings.getDeadLetterSuffix(), -1));
 		deadLetters.setHeadersFunction(new DeadLetterHeaders());
 		DefaultErrorHandler handler = new DefaultErrorHandler(new FailedClaimRecoverer(deadLetters, failureRecorder,
-				KeyMasker.of(properties.isMaskKeys())),
+				properties.keyMasker()),
 				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()));
 		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
 		handler.setBackOffFunction((record, ex) -> TransientFailures.isTransient(ex) ? untilItPasses(settings) : null);

@@ -3,7 +3,6 @@ package dev.idempotent.autoconfigure;
 import dev.idempotent.actuate.IdempotencyEndpoint;
 import dev.idempotent.audit.Audits;
 import dev.idempotent.jdbc.ClaimInspector;
-import dev.idempotent.key.KeyMasker;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -33,7 +32,7 @@ public class IdempotentEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	IdempotencyEndpoint idempotencyEndpoint(ClaimInspector inspector, IdempotentProperties properties,
 			ObjectProvider<MeterRegistry> registry, ObjectProvider<Audits> audits) {
-		return new IdempotencyEndpoint(inspector, KeyMasker.of(properties.isMaskKeys()), registry.getIfUnique(), audits);
+		return new IdempotencyEndpoint(inspector, properties.keyMasker(), registry.getIfUnique(), audits);
 	}
 
 }

@@ -13,7 +13,6 @@ import dev.idempotent.audit.ClaimTableCheck;
 import dev.idempotent.audit.JdbcAudits;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
-import dev.idempotent.key.KeyMasker;
 import dev.idempotent.metrics.AuditMeters;
 import dev.idempotent.metrics.ClaimTableMeters;
 import dev.idempotent.metrics.HitRatioMeters;
@@ -55,7 +54,7 @@ public class IdempotentForensicsAutoConfiguration {
 					settings.getFilter(), settings.getInterval()));
 		}
 		return new JdbcAudits(dataSource, definitions, forensics.getAuditQueryTimeout(),
-				KeyMasker.of(properties.isMaskKeys()), Clock.systemUTC());
+				properties.keyMasker(), Clock.systemUTC());
 	}
 
 	@Bean
@@ -64,7 +63,7 @@ public class IdempotentForensicsAutoConfiguration {
 	ClaimTableCheck idempotentClaimTableCheck(DataSource dataSource, SqlDialect dialect,
 			IdempotentForensicsProperties forensics, IdempotentProperties properties) {
 		return new ClaimTableCheck(dataSource, new TableName(properties.getTableName()), dialect,
-				forensics.getAuditQueryTimeout(), KeyMasker.of(properties.isMaskKeys()), Clock.systemUTC());
+				forensics.getAuditQueryTimeout(), properties.keyMasker(), Clock.systemUTC());
 	}
 
 	@Bean

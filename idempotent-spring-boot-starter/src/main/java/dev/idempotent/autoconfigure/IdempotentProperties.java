@@ -6,6 +6,7 @@ import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.ReplyMode;
+import dev.idempotent.key.KeyMasker;
 import dev.idempotent.key.KeyValidator;
 import org.jspecify.annotations.Nullable;
 
@@ -53,7 +54,7 @@ public class IdempotentProperties {
 	/**
 	 * Whether idempotency keys are masked in logs and in the actuator endpoint (keys can be personal data). When
 	 * masked, only the first and last two characters of keys of 8 or more characters show, with a short
-	 * fingerprint to correlate lines about one key.
+	 * fingerprint (keyed by key-mask-secret) to correlate lines about one key.
 	 */
 	private boolean maskKeys = true;
 
@@ -64,6 +65,13 @@ public class IdempotentProperties {
 	 * never sent again.
 	 */
 	private ReplyMode replies = ReplyMode.REFUSE;
+
+	/**
+	 * Secret of the fingerprints of masked keys (HMAC-SHA256), at least 16 characters. Set the same secret on every
+	 * instance for masks that correlate across instances and restarts; unset, each process draws a random one. Keep
+	 * it as secret as the keys: with it, low-entropy keys (phone numbers, order numbers) can be found from their masks.
+	 */
+	private @Nullable String keyMaskSecret;
 
 	private final Jdbc jdbc = new Jdbc();
 
@@ -125,6 +133,24 @@ public class IdempotentProperties {
 
 	public void setReplies(ReplyMode replies) {
 		this.replies = replies;
+	}
+
+	public @Nullable String getKeyMaskSecret() {
+		return this.keyMaskSecret;
+	}
+
+	public void setKeyMaskSecret(@Nullable String keyMaskSecret) {
+		this.keyMaskSecret = keyMaskSecret;
+	}
+
+	/**
+	 * Return how keys are rendered in logs and the actuator endpoint, from {@code mask-keys} and
+	 * {@code key-mask-secret} (see {@link KeyMasker#of(boolean, String)}).
+	 * @return the masker, never {@code null}
+	 * @throws IllegalArgumentException if the secret is shorter than {@value KeyMasker#MIN_SECRET_LENGTH} characters
+	 */
+	public KeyMasker keyMasker() {
+		return KeyMasker.of(this.maskKeys, this.keyMaskSecret);
 	}
 
 	public Jdbc getJdbc() {

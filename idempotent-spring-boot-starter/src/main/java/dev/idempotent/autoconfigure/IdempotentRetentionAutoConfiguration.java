@@ -7,7 +7,6 @@ import javax.sql.DataSource;
 
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
-import dev.idempotent.key.KeyMasker;
 import dev.idempotent.kafka.ListenerMethods;
 import dev.idempotent.kafka.RetentionWindowCheck;
 import dev.idempotent.retention.JdbcRetentionJob;
@@ -93,7 +92,7 @@ public class IdempotentRetentionAutoConfiguration {
 	LateRecordGuard idempotentLateRecordGuard(RetentionPolicy policy, IdempotentProperties properties,
 			IdempotentRetentionProperties retention, ObjectProvider<RetentionListener> listeners) {
 		return new LateRecordGuard(policy.period(), retention.getLateRecords(), Clock.systemUTC(),
-				RetentionListener.of(listeners.orderedStream().toList()), KeyMasker.of(properties.isMaskKeys()));
+				RetentionListener.of(listeners.orderedStream().toList()), properties.keyMasker());
 	}
 
 	@Bean

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import dev.idempotent.key.KeyMasker;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -27,6 +29,12 @@ import static org.awaitility.Awaitility.await;
  * output is collected line by line (and copied to {@code target/child-*.log}).
  */
 final class ChildConsumer implements AutoCloseable {
+
+	/** The secret of masked keys in every child (each JVM would otherwise mask with a random secret of its own). */
+	static final String KEY_MASK_SECRET = "child-consumer-key-mask-secret";
+
+	/** Masks keys as the children do, for the lines a test awaits. */
+	static final KeyMasker MASKER = KeyMasker.of(true, KEY_MASK_SECRET);
 
 	private final Process process;
 
@@ -50,7 +58,8 @@ final class ChildConsumer implements AutoCloseable {
 				"-Duser.timezone=Asia/Shanghai", Main.class.getName(), "--spring.main.banner-mode=off",
 				"--spring.kafka.bootstrap-servers=" + bootstrapServers, "--it.topic=" + topic, "--it.group=" + group,
 				"--spring.kafka.consumer.properties.group.instance.id=" + group + "-member",
-				"--spring.kafka.consumer.properties.session.timeout.ms=10000"));
+				"--spring.kafka.consumer.properties.session.timeout.ms=10000",
+				"--idempotent.key-mask-secret=" + KEY_MASK_SECRET));
 		command.addAll(List.of(extraArgs));
 		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
 		return new ChildConsumer(process, Path.of("target", "child-" + name + ".log"));

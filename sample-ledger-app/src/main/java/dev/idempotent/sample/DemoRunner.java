@@ -51,7 +51,7 @@ public class DemoRunner implements ApplicationRunner {
 		this.progress = progress;
 		this.reconciliation = reconciliation;
 		this.audits = audits;
-		this.masker = KeyMasker.of(idempotent.isMaskKeys());
+		this.masker = idempotent.keyMasker();
 	}
 
 	@Override
