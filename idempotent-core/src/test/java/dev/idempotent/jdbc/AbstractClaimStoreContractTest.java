@@ -709,6 +709,9 @@ public abstract class AbstractClaimStoreContractTest {
 		assertThat(leased.execute(request("sms-1"), Duration.ofMinutes(10), () -> "sent"))
 			.isEqualTo(new ClaimOutcome.Processed<>("sent", true));
 		assertThat(row("sms-1").subList(0, 2)).containsExactly(ClaimStatus.SUCCEEDED.code(), 2);
+		// each committed lease is one attempt of the side effect, counted when the lease commits (no rollback undoes it)
+		assertThat(this.listener.claimed).hasValue(1);
+		assertThat(this.listener.reclaimed).hasValue(1);
 	}
 
 	@Test
