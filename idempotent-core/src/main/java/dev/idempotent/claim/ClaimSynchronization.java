@@ -27,6 +27,8 @@ final class ClaimSynchronization implements TransactionSynchronization {
 
 	private boolean registered;
 
+	private boolean working;
+
 	/**
 	 * Create a hook.
 	 * @param scope the scope of the transaction's claims, for the warning
@@ -50,11 +52,29 @@ final class ClaimSynchronization implements TransactionSynchronization {
 	}
 
 	/**
-	 * Hold an outcome until the transaction commits, or report it at once if this hook is not registered.
+	 * Hold an outcome until the transaction commits (or until {@link #reportNow}, if this hook is not registered).
 	 * @param outcome what to report
 	 */
 	void onCommit(Runnable outcome) {
 		this.outcomes.add(outcome);
+	}
+
+	/**
+	 * Run the claims and the work, watching for a transaction begun inside them: only then is a suspension of this
+	 * hook reported (after the work, the joined transaction's owner may begin others, which are no part of the claim).
+	 * @param claimsAndWork the claims and the work
+	 * @param <R> their result type
+	 * @return their result
+	 * @throws Throwable what they threw
+	 */
+	<R> R watching(TransactionRunner.Work<R> claimsAndWork) throws Throwable {
+		this.working = true;
+		try {
+			return claimsAndWork.run();
+		}
+		finally {
+			this.working = false;
+		}
 	}
 
 	/** Report the held outcomes now, once: for a transaction that committed without this hook registered. */
@@ -74,7 +94,9 @@ final class ClaimSynchronization implements TransactionSynchronization {
 
 	@Override
 	public void suspend() {
-		this.warning.innerTransactionBegins(this.scope);
+		if (this.working) {
+			this.warning.innerTransactionBegins(this.scope);
+		}
 	}
 
 	@Override

@@ -172,15 +172,12 @@ public class TransactionalClaimExecutor {
 			ClaimSynchronization outcomes = new ClaimSynchronization(scope, this.innerTransactions);
 			try {
 				R result = this.transaction.run(what, () -> {
-					boolean atCommit = outcomes.register();
-					R value = claimAndRun.run(outcomes);
-					if (!atCommit && joined) {
-						// a joined transaction without synchronization: its outcome cannot be known here
-						outcomes.reportNow();
-					}
-					return value;
+					outcomes.register();
+					return outcomes.watching(() -> claimAndRun.run(outcomes));
 				});
 				if (!outcomes.registered()) {
+					// no transaction synchronization: committed if this executor began the transaction; if it joined
+					// one, its outcome cannot be known here
 					outcomes.reportNow();
 				}
 				return result;

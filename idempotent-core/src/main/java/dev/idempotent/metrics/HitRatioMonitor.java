@@ -150,8 +150,9 @@ public class HitRatioMonitor implements ClaimListener {
 		private synchronized void crossing(double ratio, long samples) {
 			if (!this.above && samples >= HitRatioMonitor.this.minSamples && ratio > HitRatioMonitor.this.threshold) {
 				this.above = true;
-				logger.warn("Hit ratio of scope {} is {}% over the last {} s ({} claims, redeliveries of the same records"
-						+ " not counted), above {}%: an upstream is probably re-sending in bulk. See the runbook section"
+				logger.warn("Hit ratio of scope {} is {}% over the last {} s ({} claims), above {}%: records with keys"
+						+ " processed before, from other offsets (redeliveries of the same record after a restart or"
+						+ " rebalance do not count); an upstream is probably re-sending in bulk. See the runbook section"
 						+ " 'Hit ratio above threshold'",
 						this.name, percent(ratio, RoundingMode.CEILING), HitRatioMonitor.this.window.toSeconds(), samples,
 						percent(HitRatioMonitor.this.threshold, RoundingMode.HALF_UP));

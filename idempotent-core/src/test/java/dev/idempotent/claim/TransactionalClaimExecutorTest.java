@@ -213,6 +213,23 @@ class TransactionalClaimExecutorTest {
 		}
 	}
 
+	@Test
+	void doesNotWarnOfATransactionTheJoinedTransactionsOwnerBeginsAfterTheClaim() {
+		TransactionalClaimExecutor executor = realExecutor();
+		TransactionTemplate requiresNew = new TransactionTemplate(this.transactionManager);
+		requiresNew.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+
+		try (LogRecorder warnings = LogRecorder.of(TransactionalClaimExecutor.class.getName())) {
+			new TransactionTemplate(this.transactionManager).executeWithoutResult((status) -> {
+				call(() -> executor.execute(new ClaimRequest("owner", "k", null), () -> null));
+				requiresNew.execute((inner) -> "the owner's own business, after the claim");
+			});
+
+			assertThat(warnings.messages(Level.WARN)).isEmpty();
+			assertThat(this.listener.claimed).hasValue(1);
+		}
+	}
+
 	private TransactionalClaimExecutor realExecutor() {
 		DataSource h2 = TestDatabases.h2();
 		JdbcClaimStore store = new JdbcClaimStore(h2, TestDatabases.createClaimTable(h2, SqlDialect.H2), SqlDialect.H2,
