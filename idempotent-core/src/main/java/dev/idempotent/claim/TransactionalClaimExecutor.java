@@ -41,7 +41,7 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
  * <p>The transaction is driven through the {@link PlatformTransactionManager} directly: when the work fails and the
  * rollback fails too (the database went away), the work's failure is thrown with the rollback's as suppressed, and
  * nothing is logged above DEBUG.
- * The method returns only after the transaction committed (unless it joined an outer transaction, which then
+ * <p>The method returns only after the transaction committed (unless it joined an outer transaction, which then
  * decides), so a caller that commits a Kafka offset after this method returns never commits it before the
  * database.
  * <p>A deadlock or lock-wait timeout of the claim ({@link TransientClaimException}) retries the whole
