@@ -28,17 +28,30 @@ public sealed interface ClaimResult permits ClaimResult.Claimed, ClaimResult.Hit
 	 * @param firstProcessedAt when the existing row was created, or {@code null} if it could not be read
 	 * @param fingerprint the payload fingerprint stored with the existing claim, or {@code null} if it has none or
 	 * fingerprints are off
+	 * @param source the delivery the existing row was claimed for (its source topic, partition and offset), or
+	 * {@code null} if the row has none (a non-Kafka claim) or it could not be read; compared with the current
+	 * delivery's by {@link HitOrigin#of} to tell a redelivery from a re-send
 	 */
-	record Hit(@Nullable ClaimStatus status, @Nullable Instant firstProcessedAt,
-			@Nullable String fingerprint) implements ClaimResult {
+	record Hit(@Nullable ClaimStatus status, @Nullable Instant firstProcessedAt, @Nullable String fingerprint,
+			@Nullable DeliverySource source) implements ClaimResult {
 
 		/**
-		 * Create a hit without a fingerprint.
+		 * Create a hit without a fingerprint and without a stored source.
 		 * @param status the existing row's status, or {@code null} if unknown
 		 * @param firstProcessedAt when the existing row was created, or {@code null} if unknown
 		 */
 		public Hit(@Nullable ClaimStatus status, @Nullable Instant firstProcessedAt) {
-			this(status, firstProcessedAt, null);
+			this(status, firstProcessedAt, null, null);
+		}
+
+		/**
+		 * Create a hit without a stored source.
+		 * @param status the existing row's status, or {@code null} if unknown
+		 * @param firstProcessedAt when the existing row was created, or {@code null} if unknown
+		 * @param fingerprint the stored payload fingerprint, or {@code null}
+		 */
+		public Hit(@Nullable ClaimStatus status, @Nullable Instant firstProcessedAt, @Nullable String fingerprint) {
+			this(status, firstProcessedAt, fingerprint, null);
 		}
 
 	}

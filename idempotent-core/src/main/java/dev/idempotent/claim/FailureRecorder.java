@@ -2,13 +2,14 @@ package dev.idempotent.claim;
 
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
 
 /**
  * Records a key as FAILED once its delivery is given up on (dead-lettered), in a transaction of its own: the
  * business transaction that failed was rolled back together with its claim (docs/semantics.md, "Statuses"). The row keeps
  * the attempts and the last error (exception class and message, at most {@value #MAX_ERROR_LENGTH} characters);
- * a replay of the record claims the FAILED row again. Thread-safe.
+ * a replay of the record claims the FAILED row again. A failed rollback (the database unreachable) is logged at
+ * DEBUG only, the write's own failure is thrown. Thread-safe.
  *
  * @since 0.1.0
  */
@@ -19,7 +20,7 @@ public class FailureRecorder {
 
 	private final ClaimStore store;
 
-	private final TransactionTemplate transactionTemplate;
+	private final TransactionRunner transaction;
 
 	/**
 	 * Create a recorder.
@@ -28,8 +29,8 @@ public class FailureRecorder {
 	 */
 	public FailureRecorder(ClaimStore store, PlatformTransactionManager transactionManager) {
 		this.store = store;
-		this.transactionTemplate = new TransactionTemplate(transactionManager);
-		this.transactionTemplate.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.transaction = new TransactionRunner(transactionManager,
+				new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW));
 	}
 
 	/**
@@ -41,7 +42,19 @@ public class FailureRecorder {
 	 */
 	public void record(ClaimRequest request, int attempts, Throwable error) {
 		String lastError = describe(error);
-		this.transactionTemplate.executeWithoutResult((status) -> this.store.markFailed(request, attempts, lastError));
+		try {
+			this.transaction.run(() -> "recording " + request + " as FAILED", () -> {
+				this.store.markFailed(request, attempts, lastError);
+				return null;
+			});
+		}
+		catch (RuntimeException | Error ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			// markFailed throws no checked exception
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**

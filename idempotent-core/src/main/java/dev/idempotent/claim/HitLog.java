@@ -40,15 +40,16 @@ public final class HitLog {
 	}
 
 	/**
-	 * Log a hit at INFO.
+	 * Log a hit at INFO, with its {@link HitOrigin} ({@code origin=redelivery}: the same record read again;
+	 * {@code origin=resend}: another record with the key).
 	 * @param request the request that hit, never {@code null}
 	 * @param hit what the claim found, never {@code null}
 	 */
 	public void log(ClaimRequest request, ClaimResult.Hit hit) {
 		if (logger.isInfoEnabled()) {
-			logger.info("Idempotent hit: scope={} key={} source={} status={} first_processed_at={}; skipped",
+			logger.info("Idempotent hit: scope={} key={} source={} origin={} status={} first_processed_at={}; skipped",
 					request.scope(), this.masker.mask(request.key()),
-					(request.source() != null) ? request.source() : "-",
+					(request.source() != null) ? request.source() : "-", HitOrigin.of(request, hit).tagValue(),
 					(hit.status() != null) ? hit.status() : "unknown",
 					(hit.firstProcessedAt() != null) ? hit.firstProcessedAt() : "unknown");
 		}

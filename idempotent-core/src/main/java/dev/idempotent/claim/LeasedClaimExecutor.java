@@ -1,7 +1,6 @@
 package dev.idempotent.claim;
 
 import java.time.Duration;
-import java.util.Objects;
 
 import dev.idempotent.metrics.ClaimListener;
 import org.jspecify.annotations.Nullable;
@@ -10,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
 
 /**
  * Runs work under a lease ({@link ClaimMode#LEASED}, docs/semantics.md "LEASED mode"), for side effects that cannot join
@@ -27,6 +26,13 @@ import org.springframework.transaction.support.TransactionTemplate;
  * same key, and runs again only if a consumer dies, or outlives its lease, between starting the work and
  * recording SUCCEEDED; the remote system deduplicates those repeats by the key. Leases compare with the
  * consumers' clocks (UTC): keep leases far longer than clock skew and the work's longest run.
+ * <p>Counting ({@link ClaimListener}): a claim is counted when its lease transaction has committed, before the work
+ * starts. From that commit on the side effect may run, and no rollback takes it back, so each committed lease is
+ * one attempt of the side effect and is counted as one: a record whose work fails releases its lease (the row
+ * becomes FAILED) and its retry counts as {@code reclaimed}. A hit is counted after the transaction that read the
+ * SUCCEEDED row; a live lease held elsewhere counts nothing. Transactions are driven through the
+ * {@link PlatformTransactionManager} directly, as in {@link TransactionalClaimExecutor}, so that a failed rollback
+ * during a database outage logs nothing above DEBUG.
  * <p>Thread-safe.
  *
  * @since 0.1.0
@@ -37,7 +43,7 @@ public class LeasedClaimExecutor {
 
 	private final LeasedClaimStore store;
 
-	private final TransactionTemplate ownTransaction;
+	private final TransactionRunner ownTransaction;
 
 	private final ClaimListener listener;
 
@@ -55,8 +61,8 @@ public class LeasedClaimExecutor {
 	public LeasedClaimExecutor(LeasedClaimStore store, PlatformTransactionManager transactionManager,
 			ClaimListener listener, int maxTransientRetries) {
 		this.store = store;
-		this.ownTransaction = new TransactionTemplate(transactionManager);
-		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.ownTransaction = new TransactionRunner(transactionManager,
+				new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW));
 		this.listener = listener;
 		this.maxTransientRetries = maxTransientRetries;
 	}
@@ -101,17 +107,20 @@ public class LeasedClaimExecutor {
 		}
 		catch (Throwable ex) {
 			try {
-				this.ownTransaction.executeWithoutResult((status) -> this.store.releaseLease(request,
-						acquired.attempt(), FailureRecorder.describe(ex)));
+				this.ownTransaction.run(() -> "the release of " + request, () -> {
+					this.store.releaseLease(request, acquired.attempt(), FailureRecorder.describe(ex));
+					return null;
+				});
 			}
-			catch (RuntimeException releaseFailure) {
+			catch (Throwable releaseFailure) {
 				// the lease then expires by itself; the work's own failure is what the caller must see
 				ex.addSuppressed(releaseFailure);
 			}
 			throw ex;
 		}
-		Boolean completed = this.ownTransaction.execute((status) -> this.store.completeLease(request, acquired.attempt()));
-		if (!Boolean.TRUE.equals(completed)) {
+		boolean completed = this.ownTransaction.run(() -> "the completion of " + request,
+				() -> this.store.completeLease(request, acquired.attempt()));
+		if (!completed) {
 			logger.warn("Lease on scope={} key={} expired before the work finished and was taken over by another "
 					+ "consumer; the side effect may run again under the same key. Increase the lease.",
 					request.scope(), this.hitLog.masker().mask(request.key()));
@@ -119,11 +128,10 @@ public class LeasedClaimExecutor {
 		return new ClaimOutcome.Processed<>(value, acquired.reclaimed());
 	}
 
-	private LeaseResult claim(ClaimRequest request, Duration lease) {
+	private LeaseResult claim(ClaimRequest request, Duration lease) throws Throwable {
 		for (int retries = 0;; retries++) {
 			try {
-				return Objects.requireNonNull(
-						this.ownTransaction.execute((status) -> this.store.claimLease(request, lease)));
+				return this.ownTransaction.run(request::toString, () -> this.store.claimLease(request, lease));
 			}
 			catch (TransientClaimException ex) {
 				if (retries >= this.maxTransientRetries) {

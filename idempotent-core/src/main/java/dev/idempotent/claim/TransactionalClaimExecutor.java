@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Supplier;
 
 import dev.idempotent.metrics.ClaimListener;
@@ -17,7 +16,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
 
 /**
  * Runs work under a claim, in one transaction (docs/semantics.md, "The transaction"; mode
@@ -30,7 +29,19 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <li>hit: skip the work, log one INFO line on {@value HitLog#LOGGER_NAME}, count it, end the transaction
  * cleanly.</li>
  * </ol>
- * The method returns only after the transaction committed (unless it joined an outer transaction, which then
+ * Outcomes are counted (and hits logged) once per record, when the transaction's outcome is known: after it
+ * committed, through a {@link org.springframework.transaction.support.TransactionSynchronization} on it (whether
+ * this executor began it or joined it); a rollback counts nothing, so a record that fails and is retried counts
+ * once, with the attempt that committed (see {@link ClaimListener}).
+ * <p>"Joined" means a transaction on the business database is active (the resource of a
+ * {@link ResourceTransactionManager} is bound to the thread); another resource's transaction, such as a listener
+ * container's {@code KafkaTransactionManager}'s, is not joined: the claim begins its own inside it. A transaction
+ * begun <em>inside</em> the claim's (a {@code REQUIRES_NEW} method, another transaction manager's transaction)
+ * commits on its own, outside the claim: it is logged at WARN, once per scope and place in the code.
+ * <p>The transaction is driven through the {@link PlatformTransactionManager} directly: when the work fails and the
+ * rollback fails too (the database went away), the work's failure is thrown with the rollback's as suppressed, and
+ * nothing is logged above DEBUG.
+ * <p>The method returns only after the transaction committed (unless it joined an outer transaction, which then
  * decides), so a caller that commits a Kafka offset after this method returns never commits it before the
  * database.
  * <p>A deadlock or lock-wait timeout of the claim ({@link TransientClaimException}) retries the whole
@@ -51,7 +62,9 @@ public class TransactionalClaimExecutor {
 
 	private final PlatformTransactionManager transactionManager;
 
-	private final TransactionTemplate transactionTemplate;
+	private final TransactionRunner transaction;
+
+	private final InnerTransactionWarning innerTransactions = new InnerTransactionWarning();
 
 	private final ClaimListener listener;
 
@@ -76,8 +89,8 @@ public class TransactionalClaimExecutor {
 		}
 		this.store = store;
 		this.transactionManager = transactionManager;
-		this.transactionTemplate = new TransactionTemplate(transactionManager);
-		this.transactionTemplate.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
+		this.transaction = new TransactionRunner(transactionManager,
+				new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRED));
 		this.listener = listener;
 		this.maxTransientRetries = maxTransientRetries;
 	}
@@ -112,7 +125,7 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, ClaimedWork<T> work)
 			throws Throwable {
-		return inTransaction(request::toString, () -> claimAndRun(request, work));
+		return inTransaction(request::toString, request.scope(), (outcomes) -> claimAndRun(request, work, outcomes));
 	}
 
 	/**
@@ -128,7 +141,8 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> BatchOutcome<T> executeBatch(List<ClaimRequest> requests, BatchWork<T> work)
 			throws Throwable {
-		return inTransaction(() -> requests.size() + " claims", () -> claimAllAndRun(requests, work));
+		return inTransaction(() -> requests.size() + " claims", requests.isEmpty() ? "-" : requests.get(0).scope(),
+				(outcomes) -> claimAllAndRun(requests, work, outcomes));
 	}
 
 	/**
@@ -147,12 +161,26 @@ public class TransactionalClaimExecutor {
 		return executeBatch(requests, work);
 	}
 
-	private <R> R inTransaction(Supplier<String> what, Supplier<R> claimAndRun) throws Throwable {
-		boolean joined = TransactionSynchronizationManager.isActualTransactionActive();
+	/**
+	 * Run one claim transaction, retried after a transient claim failure when this executor began it. The outcomes
+	 * are reported once the transaction committed (see {@link ClaimListener}).
+	 */
+	private <R> R inTransaction(Supplier<String> what, String scope, ClaimTransaction<R> claimAndRun) throws Throwable {
+		boolean joined = joinsTransaction();
 		int retries = 0;
 		while (true) {
+			ClaimSynchronization outcomes = new ClaimSynchronization(scope, this.innerTransactions);
 			try {
-				return Objects.requireNonNull(this.transactionTemplate.execute((status) -> claimAndRun.get()));
+				R result = this.transaction.run(what, () -> {
+					outcomes.register();
+					return outcomes.watching(() -> claimAndRun.run(outcomes));
+				});
+				if (!outcomes.registered()) {
+					// no transaction synchronization: committed if this executor began the transaction; if it joined
+					// one, its outcome cannot be known here
+					outcomes.reportNow();
+				}
+				return result;
 			}
 			catch (TransientClaimException ex) {
 				if (joined || retries >= this.maxTransientRetries) {
@@ -164,10 +192,27 @@ public class TransactionalClaimExecutor {
 							this.maxTransientRetries, ex);
 				}
 			}
-			catch (WorkFailure failure) {
-				throw failure.getCause();
-			}
 		}
+	}
+
+	/**
+	 * Whether the claim joins a transaction already active on the business database. Another resource's transaction
+	 * (a container's {@code KafkaTransactionManager}, a second DataSource's) does not count: the claim then begins its
+	 * own, which this executor owns and may retry.
+	 */
+	private boolean joinsTransaction() {
+		if (this.transactionManager instanceof ResourceTransactionManager resourceManager) {
+			return TransactionSynchronizationManager.hasResource(resourceManager.getResourceFactory());
+		}
+		return TransactionSynchronizationManager.isActualTransactionActive();
+	}
+
+	/** The claims and work of one transaction, reporting their outcomes to the synchronization. */
+	@FunctionalInterface
+	private interface ClaimTransaction<R> {
+
+		R run(ClaimSynchronization outcomes) throws Throwable;
+
 	}
 
 	/**
@@ -197,22 +242,23 @@ public class TransactionalClaimExecutor {
 		}
 	}
 
-	private <T extends @Nullable Object> ClaimOutcome<T> claimAndRun(ClaimRequest request, ClaimedWork<T> work) {
+	private <T extends @Nullable Object> ClaimOutcome<T> claimAndRun(ClaimRequest request, ClaimedWork<T> work,
+			ClaimSynchronization outcomes) throws Throwable {
 		long start = System.nanoTime();
 		ClaimResult result = this.store.claim(request);
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
 		if (result instanceof ClaimResult.Hit hit) {
-			hit(request, hit, latency);
+			outcomes.onCommit(() -> hit(request, hit, latency));
 			return new ClaimOutcome.Skipped<>(hit);
 		}
 		boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
-		this.listener.onClaimed(request, reclaimed, latency);
-		T value = run(request, work);
+		outcomes.onCommit(() -> this.listener.onClaimed(request, reclaimed, latency));
+		T value = IdempotencyContext.runBound(request, work);
 		return new ClaimOutcome.Processed<>(value, reclaimed);
 	}
 
 	private <T extends @Nullable Object> BatchOutcome<T> claimAllAndRun(List<ClaimRequest> requests,
-			BatchWork<T> work) {
+			BatchWork<T> work, ClaimSynchronization outcomes) throws Throwable {
 		List<Integer> firsts = new ArrayList<>();
 		List<Integer> hits = new ArrayList<>();
 		Map<ClaimRequest, ClaimRequest> seen = new HashMap<>();
@@ -223,7 +269,10 @@ public class TransactionalClaimExecutor {
 				firsts.add(i);
 			}
 			else {
-				hit(request, new ClaimResult.Hit(ClaimStatus.PROCESSING, null, first.fingerprint()), Duration.ZERO);
+				// a repeat within the batch: the first occurrence's delivery is the "stored" one
+				ClaimResult.Hit repeat = new ClaimResult.Hit(ClaimStatus.PROCESSING, null, first.fingerprint(),
+						first.source());
+				outcomes.onCommit(() -> hit(request, repeat, Duration.ZERO));
 				hits.add(i);
 			}
 		}
@@ -233,12 +282,14 @@ public class TransactionalClaimExecutor {
 		Duration latency = Duration.ofNanos((System.nanoTime() - start) / Math.max(1, unique.size()));
 		List<Integer> claimed = new ArrayList<>();
 		for (int j = 0; j < unique.size(); j++) {
+			ClaimRequest request = unique.get(j);
 			if (results.get(j) instanceof ClaimResult.Hit hit) {
-				hit(unique.get(j), hit, latency);
+				outcomes.onCommit(() -> hit(request, hit, latency));
 				hits.add(firsts.get(j));
 			}
 			else {
-				this.listener.onClaimed(unique.get(j), ((ClaimResult.Claimed) results.get(j)).reclaimed(), latency);
+				boolean reclaimed = ((ClaimResult.Claimed) results.get(j)).reclaimed();
+				outcomes.onCommit(() -> this.listener.onClaimed(request, reclaimed, latency));
 				claimed.add(firsts.get(j));
 			}
 		}
@@ -246,7 +297,7 @@ public class TransactionalClaimExecutor {
 		if (claimed.isEmpty()) {
 			return new BatchOutcome<>(null, List.of(), List.copyOf(hits));
 		}
-		T value = runBatch(work, List.copyOf(claimed));
+		T value = work.run(List.copyOf(claimed));
 		return new BatchOutcome<>(value, List.copyOf(claimed), List.copyOf(hits));
 	}
 
@@ -258,46 +309,6 @@ public class TransactionalClaimExecutor {
 			this.listener.onConflict(request, hit);
 			this.conflictLog.log(request, hit);
 		}
-	}
-
-	private static <T extends @Nullable Object> T runBatch(BatchWork<T> work, List<Integer> claimed) {
-		try {
-			return work.run(claimed);
-		}
-		catch (RuntimeException | Error ex) {
-			throw ex;
-		}
-		catch (Throwable ex) {
-			throw new WorkFailure(ex);
-		}
-	}
-
-	private static <T extends @Nullable Object> T run(ClaimRequest request, ClaimedWork<T> work) {
-		try {
-			return IdempotencyContext.runBound(request, work);
-		}
-		catch (RuntimeException | Error ex) {
-			throw ex;
-		}
-		catch (Throwable ex) {
-			throw new WorkFailure(ex);
-		}
-	}
-
-	/** Carries a checked exception of the work through the transaction template, which rolls back on it. */
-	private static final class WorkFailure extends RuntimeException {
-
-		private static final long serialVersionUID = 1L;
-
-		WorkFailure(Throwable cause) {
-			super(cause.getMessage(), cause, false, false);
-		}
-
-		@Override
-		public synchronized Throwable getCause() {
-			return Objects.requireNonNull(super.getCause());
-		}
-
 	}
 
 }

@@ -7,7 +7,7 @@ import java.util.Collections;
  * text and it is a validated {@link TableName}; every value is a bind parameter.
  *
  * With payload fingerprints on, claim INSERTs also bind the fingerprint after the updated time, a reclaim sets it
- * after the updated time, and reads return it after created_at.
+ * after the updated time, and reads return it after the source columns.
  *
  * @param insert claims a new key, inserting it as SUCCEEDED (it becomes visible only when the caller's transaction
  * commits, with the business write): binds scope, key, source topic, partition, offset, created, updated
@@ -15,7 +15,7 @@ import java.util.Collections;
  * @param reclaim takes over a FAILED row, making it SUCCEEDED as of the caller's commit: binds source topic,
  * partition, offset, updated [, fingerprint], scope, key
  * @param read reads an existing row with a locking (current) read where the dialect needs one: binds scope, key;
- * returns status, created_at [, payload_fingerprint]
+ * returns status, created_at, source topic, partition, offset [, payload_fingerprint]
  * @param markFailed marks an existing row FAILED unless it SUCCEEDED or holds a live lease: binds attempts, last
  * error, updated, scope, key, now
  * @param insertFailed inserts a FAILED row: binds scope, key, attempts, last error, created, updated
@@ -25,6 +25,9 @@ import java.util.Collections;
  */
 record ClaimStatements(String insert, String reclaim, String read, String markFailed,
 		String insertFailed, String table, String insertSuffix, boolean fingerprints) {
+
+	/** The source columns reads return, for telling a redelivery from a re-send (see {@code HitOrigin}). */
+	static final String SOURCE_COLUMNS = "source_topic, source_partition, source_offset";
 
 	/** The nullable column of payload fingerprints. */
 	static final String FINGERPRINT_COLUMN = "payload_fingerprint";
@@ -71,12 +74,12 @@ record ClaimStatements(String insert, String reclaim, String read, String markFa
 
 	/**
 	 * A plain (non-locking) read of the rows of several keys of one scope that the transaction can see: binds
-	 * scope, then each key; returns key, status, created_at [, payload_fingerprint].
+	 * scope, then each key; returns key, status, created_at, source topic, partition, offset [, payload_fingerprint].
 	 * @param keys the number of keys, 1 or more
 	 * @return the statement
 	 */
 	String readVisible(int keys) {
-		return "SELECT idempotency_key, status, created_at" + fingerprintRead(this.fingerprints) + " FROM " + this.table
+		return "SELECT idempotency_key, status, created_at, " + SOURCE_COLUMNS + fingerprintRead(this.fingerprints) + " FROM " + this.table
 				+ " WHERE scope = ?"
 				+ " AND idempotency_key IN (" + String.join(", ", Collections.nCopies(keys, "?")) + ")";
 	}
@@ -89,7 +92,7 @@ record ClaimStatements(String insert, String reclaim, String read, String markFa
 						+ " source_offset = ?, updated_at = ?, last_error = NULL"
 						+ (fingerprints ? ", " + FINGERPRINT_COLUMN + " = ?" : "")
 						+ " WHERE scope = ? AND idempotency_key = ? AND status = 2",
-				"SELECT status, created_at" + fingerprintRead(fingerprints) + " FROM " + t
+				"SELECT status, created_at, " + SOURCE_COLUMNS + fingerprintRead(fingerprints) + " FROM " + t
 						+ " WHERE scope = ? AND idempotency_key = ?" + dialect.lockingReadSuffix(),
 				"UPDATE " + t + " SET status = 2, attempts = attempts + ?, last_error = ?, updated_at = ?"
 						+ " WHERE scope = ? AND idempotency_key = ?"

@@ -281,7 +281,8 @@ public class JdbcClaimStore implements ClaimStore {
 			try (ResultSet rs = ps.executeQuery()) {
 				while (rs.next()) {
 					rows.put(rs.getString(1), new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(2)),
-							TransactionalJdbc.utc(rs.getObject(3, LocalDateTime.class)), fingerprint(rs, 4)));
+							TransactionalJdbc.utc(rs.getObject(3, LocalDateTime.class)), fingerprint(rs, 7),
+							TransactionalJdbc.readSource(rs, 4)));
 				}
 			}
 		}
@@ -499,7 +500,7 @@ public class JdbcClaimStore implements ClaimStore {
 				}
 				LocalDateTime created = rs.getObject(2, LocalDateTime.class);
 				return new ClaimResult.Hit(ClaimStatus.fromCode(rs.getInt(1)), TransactionalJdbc.utc(created),
-						fingerprint(rs, 3));
+						fingerprint(rs, 6), TransactionalJdbc.readSource(rs, 3));
 			}
 		}
 	}

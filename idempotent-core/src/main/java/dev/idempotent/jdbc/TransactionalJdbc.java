@@ -2,6 +2,7 @@ package dev.idempotent.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Clock;
@@ -70,6 +71,18 @@ final class TransactionalJdbc {
 
 	static @Nullable Instant utc(@Nullable LocalDateTime time) {
 		return ColumnTime.toInstant(time);
+	}
+
+	/** Read topic, partition and offset from three columns from {@code index}: {@code null} if the topic is. */
+	static @Nullable DeliverySource readSource(ResultSet rs, int index) throws SQLException {
+		String topic = rs.getString(index);
+		int partition = rs.getInt(index + 1);
+		boolean noPartition = rs.wasNull();
+		long offset = rs.getLong(index + 2);
+		if (topic == null || noPartition || rs.wasNull()) {
+			return null;
+		}
+		return new DeliverySource(topic, partition, offset);
 	}
 
 	/** Bind topic, partition and offset to three parameters from {@code index}. */

@@ -4,12 +4,28 @@ import java.time.Duration;
 
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
+import dev.idempotent.claim.HitOrigin;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 
 /**
  * Observes claims, e.g. to count them. Every method has a no-op default, so an implementation overrides only
- * what it needs. Methods are called on the consumer thread, inside the claim's transaction for
- * {@link #onClaimed} and {@link #onHit}: they must be fast and must not throw.
+ * what it needs. Methods are called on the consumer thread; they must be fast and must not throw.
+ * <p>When each callback fires: once per record, when the outcome is final.
+ * <ul>
+ * <li>{@link #onClaimed}, {@link #onHit} and {@link #onConflict} in TRANSACTIONAL mode: after the claim's
+ * transaction committed (from a {@code TransactionSynchronization}'s {@code afterCompletion} with
+ * {@code STATUS_COMMITTED}, whether the executor began the transaction or joined one; the work has run by then). A
+ * transaction that rolls back reports nothing: a record that fails once and then succeeds is claimed once, with the
+ * attempt that committed; a batch whose transaction fails and is processed again record by record reports each
+ * record once, from the record-by-record transactions (hits of the rolled-back batch included). The latency passed
+ * is still the claim's own, measured at the claim. In a joined transaction without transaction synchronization,
+ * the outcome cannot be known, and callbacks fire at the end of the claim.</li>
+ * <li>In LEASED mode: {@link #onClaimed} when the lease's own transaction committed, before the work runs (from
+ * then on the side effect may happen and no rollback undoes it, so each committed lease counts; a retry after a
+ * failure takes the released lease over and counts as reclaimed); {@link #onHit} after the transaction that read
+ * the SUCCEEDED row.</li>
+ * <li>{@link #onRejected}: at once, before any claim or transaction.</li>
+ * </ul>
  * <p>Implementations must be thread-safe.
  *
  * @since 0.1.0
@@ -21,7 +37,8 @@ public interface ClaimListener {
 	};
 
 	/**
-	 * A key was claimed: the work is about to run.
+	 * A key was claimed and its transaction committed (TRANSACTIONAL mode: the work ran in it), or its lease
+	 * committed (LEASED mode: the work is about to run).
 	 * @param request the claim request
 	 * @param reclaimed {@code true} if a FAILED row was taken over
 	 * @param latency how long the claim took, from the INSERT to its result
@@ -30,7 +47,8 @@ public interface ClaimListener {
 	}
 
 	/**
-	 * An idempotent hit: the work is skipped.
+	 * An idempotent hit, once its transaction committed: the work was skipped. {@link HitOrigin#of} tells a
+	 * redelivery of the same record from a re-send of its key.
 	 * @param request the claim request
 	 * @param hit what the claim found
 	 * @param latency how long the claim took

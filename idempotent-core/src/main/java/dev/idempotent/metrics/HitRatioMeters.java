@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * The gauge {@value #HIT_RATIO}, tag {@code scope}: the share of idempotent hits among the claims of the
- * {@link HitRatioMonitor}'s sliding window, from 0 to 1 ({@code NaN} while the window holds none). One gauge per
+ * {@link HitRatioMonitor}'s sliding window (redeliveries of the same records left out), from 0 to 1 ({@code NaN} while the window holds none). One gauge per
  * scope, registered when the scope records its first outcome. Thread-safe.
  *
  * @since 0.1.0

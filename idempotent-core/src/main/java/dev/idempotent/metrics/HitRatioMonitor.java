@@ -13,6 +13,7 @@ import java.util.function.Consumer;
 
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
+import dev.idempotent.claim.HitOrigin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,8 +22,13 @@ import org.slf4j.LoggerFactory;
  * scope ({@link #ratio}, shown as the gauge {@value HitRatioMeters#HIT_RATIO} by {@link HitRatioMeters}), and a WARN
  * on {@value #LOGGER_NAME} when the ratio rises above {@code threshold} while the window holds at
  * least {@code minSamples} outcomes: an upstream is probably re-sending in bulk. The WARN is logged once per
- * crossing; an INFO follows when the ratio falls back to the threshold or below. Claims (new and reclaimed) and
- * hits are the samples; rejected keys are not.
+ * crossing; an INFO follows when the ratio falls back to the threshold or below.
+ * <p>The samples are what the upstream sent: claims (new and reclaimed) and hits that are re-sends or of unknown
+ * origin ({@link HitOrigin}). Redeliveries (a hit whose stored source is the current record's topic, partition and
+ * offset: the consumer read the same record again after a restart, a rebalance or a lost offset commit) are not
+ * samples at all, so the first deliveries of a fresh instance, mostly redeliveries, neither raise the ratio nor
+ * hide a real re-send. Rejected keys are not samples either. Outcomes arrive once per record, after its
+ * transaction committed (see {@link ClaimListener}).
  * <p>Crossings are evaluated as claims arrive; a scope that stops receiving records keeps its state until its next
  * record. Thread-safe.
  *
@@ -86,11 +92,14 @@ public class HitRatioMonitor implements ClaimListener {
 
 	@Override
 	public void onHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
-		scope(request.scope()).record(true);
+		if (HitOrigin.of(request, hit) != HitOrigin.REDELIVERY) {
+			scope(request.scope()).record(true);
+		}
 	}
 
 	/**
-	 * Return the hit ratio of a scope over the window.
+	 * Return the hit ratio of a scope over the window: re-sent (and unknown-origin) hits among claims and those hits;
+	 * redeliveries are left out.
 	 * @param scope the scope, never {@code null}
 	 * @return the ratio from 0 to 1, or {@code NaN} if the window holds no outcome of that scope
 	 */
@@ -141,8 +150,10 @@ public class HitRatioMonitor implements ClaimListener {
 		private synchronized void crossing(double ratio, long samples) {
 			if (!this.above && samples >= HitRatioMonitor.this.minSamples && ratio > HitRatioMonitor.this.threshold) {
 				this.above = true;
-				logger.warn("Hit ratio of scope {} is {}% over the last {} s ({} claims), above {}%: an upstream is "
-						+ "probably re-sending in bulk. See the runbook section 'Hit ratio above threshold'",
+				logger.warn("Hit ratio of scope {} is {}% over the last {} s ({} claims), above {}%: records with keys"
+						+ " processed before, from other offsets (redeliveries of the same record after a restart or"
+						+ " rebalance do not count); an upstream is probably re-sending in bulk. See the runbook section"
+						+ " 'Hit ratio above threshold'",
 						this.name, percent(ratio, RoundingMode.CEILING), HitRatioMonitor.this.window.toSeconds(), samples,
 						percent(HitRatioMonitor.this.threshold, RoundingMode.HALF_UP));
 			}

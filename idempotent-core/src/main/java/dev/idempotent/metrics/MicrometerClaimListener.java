@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
+import dev.idempotent.claim.HitOrigin;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,7 +15,12 @@ import io.micrometer.core.instrument.Timer;
  * <ul>
  * <li>{@value #CLAIMS} (counter), tags {@code outcome} = {@value #CLAIMED} | {@value #RECLAIMED} |
  * {@value #HIT} | {@value #REJECTED}, and {@code scope}. The hit ratio is
- * {@code hit / (claimed + reclaimed + hit)}; a sudden rise means an upstream is re-sending in bulk.</li>
+ * {@code hit / (claimed + reclaimed + hit)}. Each record counts once, when its transaction committed (see
+ * {@link ClaimListener}).</li>
+ * <li>{@value #HITS} (counter), tags {@code origin} = {@value #REDELIVERY} | {@value #RESEND} | {@value #UNKNOWN}
+ * (see {@link HitOrigin}) and {@code scope}: the same hits as {@code idempotent.claims{outcome=hit}}, by where the
+ * duplicate came from. Redeliveries follow every consumer restart and rebalance; a sudden rise of re-sends means an
+ * upstream is re-sending in bulk.</li>
  * <li>{@value #CLAIM_DURATION} (timer), tags {@code outcome} and {@code scope}: the time of the claim itself
  * (the INSERT and, on a duplicate, the read of the existing row), not of the work.</li>
  * <li>{@value #CONFLICTS} (counter), tag {@code scope}: hits whose payload fingerprint differs from the first
@@ -31,6 +37,18 @@ public class MicrometerClaimListener implements ClaimListener {
 
 	/** Timer of the claim statement(s). */
 	public static final String CLAIM_DURATION = "idempotent.claim.duration";
+
+	/** Counter of hits by origin: redelivery of the same record, or re-send of the key by the upstream. */
+	public static final String HITS = "idempotent.hits";
+
+	/** Origin tag value: the same record (topic, partition, offset) was delivered again. */
+	public static final String REDELIVERY = "redelivery";
+
+	/** Origin tag value: another record carried the same key. */
+	public static final String RESEND = "resend";
+
+	/** Origin tag value: the stored or the current source is unknown. */
+	public static final String UNKNOWN = "unknown";
 
 	/** Counter of hits whose payload differs from the first claim's. */
 	public static final String CONFLICTS = "idempotent.conflicts";
@@ -65,6 +83,12 @@ public class MicrometerClaimListener implements ClaimListener {
 	@Override
 	public void onHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
 		record(request.scope(), HIT, latency);
+		Counter.builder(HITS)
+			.description("Idempotent hits by origin: a redelivery of the same record, or a re-send of its key")
+			.tag("scope", request.scope())
+			.tag("origin", HitOrigin.of(request, hit).tagValue())
+			.register(this.registry)
+			.increment();
 	}
 
 	@Override

@@ -1,21 +1,45 @@
 package dev.idempotent.claim;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.sql.DataSource;
+
+import ch.qos.logback.classic.Level;
+import dev.idempotent.jdbc.JdbcClaimStore;
+import dev.idempotent.jdbc.SqlDialect;
+import dev.idempotent.testsupport.LogRecorder;
 import dev.idempotent.testsupport.RecordingClaimListener;
 import dev.idempotent.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The executor's retry of transient claim failures, with a store that fails on purpose. */
+/**
+ * The executor's retry of transient claim failures (with a store that fails on purpose), what it counts and when
+ * (with a real store on H2), which transactions it joins, and what it logs when a transaction fails.
+ */
 class TransactionalClaimExecutorTest {
 
 	private final DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(TestDatabases.h2());
+
+	private static final DataSource SECOND = TestDatabases.pool(
+			new TestDatabases.Connection("jdbc:h2:mem:second;MODE=MySQL;DB_CLOSE_DELAY=-1", "sa", ""), null);
 
 	private final RecordingClaimListener listener = new RecordingClaimListener();
 
@@ -59,6 +83,177 @@ class TransactionalClaimExecutorTest {
 		assertThat(store.claims).hasValue(1);
 	}
 
+	@Test
+	void retriesWhenTheActiveTransactionIsAnotherResourcesOnly() throws Throwable {
+		FailingStore store = new FailingStore(1);
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(store, this.transactionManager, this.listener, 5);
+		DataSourceTransactionManager other = new DataSourceTransactionManager(second());
+
+		// as a listener container's KafkaTransactionManager: a transaction is active, but not on the business database
+		ClaimOutcome<?> outcome = new TransactionTemplate(other).execute((status) -> {
+			assertThat(TransactionSynchronizationManager.isActualTransactionActive()).isTrue();
+			return call(() -> executor.execute(request(), () -> "done"));
+		});
+
+		assertThat(outcome).isEqualTo(new ClaimOutcome.Processed<>("done", false));
+		assertThat(store.claims).hasValue(2);
+	}
+
+	@Test
+	void aRecordThatFailsOnceAndThenSucceedsCountsOneClaim() throws Throwable {
+		TransactionalClaimExecutor executor = realExecutor();
+		ClaimRequest request = new ClaimRequest("counts", "order-1", new DeliverySource("orders", 0, 7));
+
+		assertThatThrownBy(() -> executor.execute(request, () -> {
+			throw new IllegalStateException("first attempt fails");
+		})).hasMessage("first attempt fails");
+		assertThat(this.listener.claimed).as("a rolled-back claim counts nothing").hasValue(0);
+		executor.execute(request, () -> "credited");
+
+		assertThat(this.listener.claimed).hasValue(1);
+		assertThat(this.listener.reclaimed).hasValue(0);
+	}
+
+	@Test
+	void aBatchThatRollsBackCountsNothingAndItsRecordByRecordRetryCountsEachRecordOnce() throws Throwable {
+		TransactionalClaimExecutor executor = realExecutor();
+		executor.execute(new ClaimRequest("counts", "old", null), () -> null);
+		List<ClaimRequest> batch = List.of(new ClaimRequest("counts", "a", null), new ClaimRequest("counts", "old", null),
+				new ClaimRequest("counts", "a", null), new ClaimRequest("counts", "b", null));
+		int claimedBefore = this.listener.claimed.get();
+
+		try (LogRecorder hitLog = LogRecorder.of(HitLog.LOGGER_NAME)) {
+			assertThatThrownBy(() -> executor.executeBatch(batch, (claimed) -> {
+				throw new IllegalStateException("the batch fails");
+			})).hasMessage("the batch fails");
+			assertThat(this.listener.claimed.get() - claimedBefore).isZero();
+			assertThat(this.listener.hits).hasValue(0);
+			assertThat(hitLog.messages(Level.INFO)).as("hits of a rolled-back batch are not logged yet").isEmpty();
+
+			for (ClaimRequest request : batch) {
+				executor.execute(request, () -> null);
+			}
+
+			assertThat(this.listener.claimed.get() - claimedBefore).isEqualTo(2);
+			assertThat(this.listener.hits).hasValue(2);
+			assertThat(hitLog.messages(Level.INFO)).hasSize(2);
+		}
+	}
+
+	@Test
+	void aJoinedTransactionCountsWhenItCommitsAndNotWhenItRollsBack() {
+		TransactionalClaimExecutor executor = realExecutor();
+		TransactionTemplate outer = new TransactionTemplate(this.transactionManager);
+
+		outer.executeWithoutResult((status) -> {
+			call(() -> executor.execute(new ClaimRequest("counts", "joined-1", null), () -> null));
+			assertThat(this.listener.claimed).as("not before the outer transaction commits").hasValue(0);
+		});
+		assertThat(this.listener.claimed).hasValue(1);
+		outer.executeWithoutResult((status) -> {
+			call(() -> executor.execute(new ClaimRequest("counts", "joined-2", null), () -> null));
+			status.setRollbackOnly();
+		});
+
+		assertThat(this.listener.claimed).hasValue(1);
+	}
+
+	@Test
+	void aFailedRollbackAfterAFailedWorkKeepsTheWorksFailureAndLogsNothingAboveDebug() {
+		BreakableDataSource broken = new BreakableDataSource(TestDatabases.h2());
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(new FailingStore(0),
+				new DataSourceTransactionManager(broken), this.listener, 5);
+		IllegalStateException workFailure = new IllegalStateException("the database went away");
+
+		try (LogRecorder root = LogRecorder.of(org.slf4j.Logger.ROOT_LOGGER_NAME)) {
+			assertThatThrownBy(() -> executor.execute(request(), () -> {
+				broken.failRollbacks();
+				throw workFailure;
+			})).isSameAs(workFailure)
+				.satisfies((thrown) -> assertThat(thrown.getSuppressed()).singleElement()
+					.isInstanceOf(TransactionSystemException.class));
+			assertThat(root.messages(Level.ERROR)).isEmpty();
+			assertThat(root.messages(Level.WARN)).isEmpty();
+		}
+	}
+
+	@Test
+	void warnsOnceWhenTheWorkCommitsInAnotherTransactionManagersTransaction() throws Throwable {
+		TransactionalClaimExecutor executor = realExecutor();
+		JdbcTemplate secondJdbc = new JdbcTemplate(second());
+		secondJdbc.execute("CREATE TABLE IF NOT EXISTS audit_log (k VARCHAR(64))");
+		TransactionTemplate secondTransaction = new TransactionTemplate(new DataSourceTransactionManager(second()));
+
+		try (LogRecorder warnings = LogRecorder.of(TransactionalClaimExecutor.class.getName())) {
+			for (String key : List.of("two-1", "two-2")) {
+				executor.execute(new ClaimRequest("two-datasources", key, null),
+						() -> secondTransaction.execute((status) -> secondJdbc.update("INSERT INTO audit_log VALUES (?)", key)));
+			}
+
+			assertThat(warnings.messages(Level.WARN)).singleElement()
+				.asString()
+				.contains("scope=two-datasources", TransactionalClaimExecutorTest.class.getName() + ".lambda$",
+						"outside the claim's transaction", "REQUIRES_NEW");
+		}
+	}
+
+	@Test
+	void warnsWhenTheWorkBeginsANewTransactionOnTheSameDatabaseButNotWhenItJoins() throws Throwable {
+		TransactionalClaimExecutor executor = realExecutor();
+		TransactionTemplate joining = new TransactionTemplate(this.transactionManager);
+		TransactionTemplate requiresNew = new TransactionTemplate(this.transactionManager);
+		requiresNew.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+
+		try (LogRecorder warnings = LogRecorder.of(TransactionalClaimExecutor.class.getName())) {
+			executor.execute(new ClaimRequest("same-db", "joins", null), () -> joining.execute((status) -> "joined"));
+			assertThat(warnings.messages(Level.WARN)).as("a REQUIRED transaction joins the claim's").isEmpty();
+
+			executor.execute(new ClaimRequest("same-db", "new", null), () -> requiresNew.execute((status) -> "own"));
+			assertThat(warnings.messages(Level.WARN)).singleElement().asString().contains("scope=same-db");
+		}
+	}
+
+	@Test
+	void doesNotWarnOfATransactionTheJoinedTransactionsOwnerBeginsAfterTheClaim() {
+		TransactionalClaimExecutor executor = realExecutor();
+		TransactionTemplate requiresNew = new TransactionTemplate(this.transactionManager);
+		requiresNew.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+
+		try (LogRecorder warnings = LogRecorder.of(TransactionalClaimExecutor.class.getName())) {
+			new TransactionTemplate(this.transactionManager).executeWithoutResult((status) -> {
+				call(() -> executor.execute(new ClaimRequest("owner", "k", null), () -> null));
+				requiresNew.execute((inner) -> "the owner's own business, after the claim");
+			});
+
+			assertThat(warnings.messages(Level.WARN)).isEmpty();
+			assertThat(this.listener.claimed).hasValue(1);
+		}
+	}
+
+	private TransactionalClaimExecutor realExecutor() {
+		DataSource h2 = TestDatabases.h2();
+		JdbcClaimStore store = new JdbcClaimStore(h2, TestDatabases.createClaimTable(h2, SqlDialect.H2), SqlDialect.H2,
+				Clock.systemUTC());
+		return new TransactionalClaimExecutor(store, this.transactionManager, this.listener, 5);
+	}
+
+	/** A second, separate H2 database, as a service's second DataSource. */
+	private static DataSource second() {
+		return SECOND;
+	}
+
+	private static <T> T call(ClaimedWork<T> work) {
+		try {
+			return work.run();
+		}
+		catch (RuntimeException | Error ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new AssertionError(ex);
+		}
+	}
+
 	private static ClaimRequest request() {
 		return new ClaimRequest("ledger", "order-1", null);
 	}
@@ -84,6 +279,38 @@ class TransactionalClaimExecutorTest {
 
 		@Override
 		public void markFailed(ClaimRequest request, int attempts, String lastError) {
+		}
+
+	}
+
+	/** Hands out connections whose rollback fails once {@link #failRollbacks} was called, as after losing the database. */
+	private static final class BreakableDataSource extends DelegatingDataSource {
+
+		private volatile boolean failRollbacks;
+
+		BreakableDataSource(DataSource target) {
+			super(target);
+		}
+
+		void failRollbacks() {
+			this.failRollbacks = true;
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			Connection target = super.getConnection();
+			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
+					(proxy, method, args) -> {
+						if (this.failRollbacks && method.getName().equals("rollback")) {
+							throw new SQLRecoverableException("Communications link failure", "08S01");
+						}
+						try {
+							return method.invoke(target, args);
+						}
+						catch (InvocationTargetException ex) {
+							throw ex.getCause();
+						}
+					});
 		}
 
 	}

@@ -30,6 +30,7 @@ import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.ConflictLog;
 import dev.idempotent.claim.DeliverySource;
 import dev.idempotent.claim.FailureRecorder;
+import dev.idempotent.claim.HitOrigin;
 import dev.idempotent.claim.IdempotencyContext;
 import dev.idempotent.claim.LeaseResult;
 import dev.idempotent.claim.LeasedClaimExecutor;
@@ -753,6 +754,9 @@ public abstract class AbstractClaimStoreContractTest {
 		assertThat(leased.execute(request("sms-1"), Duration.ofMinutes(10), () -> "sent"))
 			.isEqualTo(new ClaimOutcome.Processed<>("sent", true));
 		assertThat(row("sms-1").subList(0, 2)).containsExactly(ClaimStatus.SUCCEEDED.code(), 2);
+		// each committed lease is one attempt of the side effect, counted when the lease commits (no rollback undoes it)
+		assertThat(this.listener.claimed).hasValue(1);
+		assertThat(this.listener.reclaimed).hasValue(1);
 	}
 
 	@Test
@@ -852,6 +856,42 @@ public abstract class AbstractClaimStoreContractTest {
 		assertThat(this.jdbc.queryForList("SELECT payload_fingerprint FROM " + this.table
 				+ " ORDER BY idempotency_key", String.class)).containsExactly(PayloadFingerprint.of("v1"),
 						PayloadFingerprint.of("v1"), PayloadFingerprint.of("v1"));
+	}
+
+	@ParameterizedTest(name = "fingerprints: {0}")
+	@org.junit.jupiter.params.provider.ValueSource(booleans = { false, true })
+	void aHitCarriesTheSourceItsKeyWasClaimedFromAlsoInABatch(boolean fingerprints) throws Throwable {
+		JdbcClaimStore store = fingerprints ? fingerprintingStore() : this.store;
+		DeliverySource first = new DeliverySource("orders", 1, 7);
+		DeliverySource again = new DeliverySource("orders", 1, 7);
+		DeliverySource other = new DeliverySource("orders-replay", 3, 9);
+		this.transactions.executeWithoutResult((status) -> store.claim(new ClaimRequest("ledger", "s", first, "fp")));
+		this.transactions.executeWithoutResult((status) -> store.claim(new ClaimRequest("ledger", "m", first, "fp")));
+
+		ClaimRequest redelivery = new ClaimRequest("ledger", "s", again, "fp");
+		ClaimResult single = this.transactions.execute((status) -> store.claim(redelivery));
+		List<ClaimResult> batch = this.transactions.execute((status) -> store.claimAll(List.of(
+				new ClaimRequest("ledger", "m", other, "fp"), new ClaimRequest("ledger", "n", other, "fp"),
+				new ClaimRequest("ledger", "s", other, "fp"))));
+
+		assertThat(single).isEqualTo(new ClaimResult.Hit(ClaimStatus.SUCCEEDED, FIXED_NOW, fingerprints ? "fp" : null, first));
+		assertThat(HitOrigin.of(redelivery, (ClaimResult.Hit) single)).isEqualTo(HitOrigin.REDELIVERY);
+		assertThat(batch).containsExactly(new ClaimResult.Hit(ClaimStatus.SUCCEEDED, FIXED_NOW, fingerprints ? "fp" : null, first),
+				new ClaimResult.Claimed(false), new ClaimResult.Hit(ClaimStatus.SUCCEEDED, FIXED_NOW, fingerprints ? "fp" : null, first));
+		assertThat(HitOrigin.of(new ClaimRequest("ledger", "m", other), (ClaimResult.Hit) batch.get(0)))
+			.isEqualTo(HitOrigin.RESEND);
+	}
+
+	@Test
+	void aHitOfAReclaimedKeyCarriesTheSourceOfTheDeliveryThatReclaimedIt() throws Throwable {
+		new FailureRecorder(this.store, new DataSourceTransactionManager(this.dataSource)).record(request("f"), 1,
+				new IllegalStateException("dead-lettered"));
+		DeliverySource replay = new DeliverySource("orders.DLT", 0, 5);
+		this.executor.execute(new ClaimRequest("ledger", "f", replay), () -> null);
+
+		ClaimResult hit = this.transactions.execute((status) -> this.store.claim(request("f")));
+
+		assertThat(hit).isInstanceOfSatisfying(ClaimResult.Hit.class, (h) -> assertThat(h.source()).isEqualTo(replay));
 	}
 
 	@Test

@@ -10,6 +10,7 @@ import ch.qos.logback.classic.Level;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStatus;
+import dev.idempotent.claim.DeliverySource;
 import dev.idempotent.testsupport.LogRecorder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -74,6 +75,37 @@ class HitRatioMonitorTest {
 	}
 
 	@Test
+	void redeliveriesOfTheSameRecordsAfterARestartNeitherWarnNorCount() {
+		try (LogRecorder log = LogRecorder.of(HitRatioMonitor.LOGGER_NAME)) {
+			for (int offset = 0; offset < 100; offset++) {
+				hit("orders", new DeliverySource("orders", 0, offset), new DeliverySource("orders", 0, offset));
+			}
+			record("orders", 0, 5);
+
+			assertThat(log.messages(Level.WARN)).isEmpty();
+			assertThat(this.monitor.ratio("orders")).isZero();
+		}
+	}
+
+	@Test
+	void reSendsFromOtherOffsetsWarnAndRedeliveriesDoNotDiluteThem() {
+		try (LogRecorder log = LogRecorder.of(HitRatioMonitor.LOGGER_NAME)) {
+			for (int offset = 0; offset < 50; offset++) {
+				hit("orders", new DeliverySource("orders", 0, offset), new DeliverySource("orders", 0, offset));
+			}
+			record("orders", 0, 4);
+			for (int offset = 100; offset < 106; offset++) {
+				hit("orders", new DeliverySource("orders", 1, offset), new DeliverySource("orders", 0, offset - 100));
+			}
+
+			assertThat(this.monitor.ratio("orders")).isEqualTo(0.6);
+			assertThat(log.messages(Level.WARN)).singleElement().asString()
+				.contains("Hit ratio of scope orders is 60.00% over the last 60 s (10 claims), above 50.00%",
+						"redeliveries of the same record after a restart or rebalance do not count");
+		}
+	}
+
+	@Test
 	void rejectsSettingsOutOfRange() {
 		assertThatThrownBy(() -> new HitRatioMonitor(Duration.ofMinutes(1), 1.5, 10, this.clock))
 			.isInstanceOf(IllegalArgumentException.class);
@@ -85,6 +117,11 @@ class HitRatioMonitorTest {
 
 	private double gauge(String scope) {
 		return this.registry.get(HitRatioMeters.HIT_RATIO).tag("scope", scope).gauge().value();
+	}
+
+	private void hit(String scope, DeliverySource current, DeliverySource stored) {
+		this.monitor.onHit(new ClaimRequest(scope, "k", current),
+				new ClaimResult.Hit(ClaimStatus.SUCCEEDED, null, null, stored), Duration.ZERO);
 	}
 
 	private void record(String scope, int hits, int claims) {
