@@ -50,7 +50,8 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(classes = { ItApplication.class, AbstractBatchShapesIT.Listeners.class })
 @EmbeddedKafka(partitions = 1, topics = { AbstractBatchShapesIT.HEADER_LISTS, AbstractBatchShapesIT.HEADER_FIRST,
-		AbstractBatchShapesIT.CONSUMER_RECORDS, AbstractBatchShapesIT.FILTERED, AbstractBatchShapesIT.NULLS,
+		AbstractBatchShapesIT.CONSUMER_RECORDS, AbstractBatchShapesIT.FILTERED,
+		AbstractBatchShapesIT.FILTERED_PAYLOADS, AbstractBatchShapesIT.NULLS,
 		AbstractBatchShapesIT.NULLS + ".DLT", AbstractBatchShapesIT.NULLABLE, AbstractBatchShapesIT.SPEL_BATCH,
 		AbstractBatchShapesIT.SPEL_BATCH + ".DLT", AbstractBatchShapesIT.SPEL_SINGLE,
 		AbstractBatchShapesIT.SPEL_SINGLE + ".DLT", AbstractBatchShapesIT.BACKOFF_BATCH,
@@ -65,6 +66,8 @@ abstract class AbstractBatchShapesIT {
 	static final String CONSUMER_RECORDS = "shapes.consumer-records";
 
 	static final String FILTERED = "shapes.filtered";
+
+	static final String FILTERED_PAYLOADS = "shapes.filtered-payloads";
 
 	static final String NULLS = "shapes.nulls";
 
@@ -149,6 +152,24 @@ abstract class AbstractBatchShapesIT {
 			kafka.sendAll(FILTERED, interleavedRepeats(keys.subList(20, 40)));
 			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, FILTERED) == 0);
 		}
+		assertThat(this.ledger.rows(group)).isEqualTo(40);
+		assertThat(this.ledger.doubleCredits(group)).isEmpty();
+		assertThat(payloadsMatchKeys(group)).isTrue();
+	}
+
+	@Test
+	void aRecordFilterOnABatchOfPayloadsKeepsPayloadsAndKeysTogether() throws Exception {
+		String group = group(FILTERED_PAYLOADS);
+		List<String> keys = keys(group, 40);
+		try (KafkaTestSupport kafka = kafka()) {
+			kafka.sendAll(FILTERED_PAYLOADS, keys.subList(0, 20));
+			for (int i = 0; i < 5; i++) {
+				kafka.send(FILTERED_PAYLOADS, group + "-skipped-" + i, "skip-me");
+			}
+			kafka.sendAll(FILTERED_PAYLOADS, interleavedRepeats(keys.subList(20, 40)));
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, FILTERED_PAYLOADS) == 0);
+		}
+		assertThat(this.listeners.misaligned()).filteredOn((line) -> line.startsWith(group)).isEmpty();
 		assertThat(this.ledger.rows(group)).isEqualTo(40);
 		assertThat(this.ledger.doubleCredits(group)).isEmpty();
 		assertThat(payloadsMatchKeys(group)).isTrue();
@@ -410,6 +431,19 @@ abstract class AbstractBatchShapesIT {
 		public void onFiltered(List<ConsumerRecord<String, String>> records) {
 			String group = group(FILTERED);
 			records.forEach((record) -> this.ledger.credit(group, record.key(), record.value()));
+		}
+
+		@KafkaListener(topics = FILTERED_PAYLOADS, groupId = "${it.run}-filtered-payloads",
+				containerFactory = "filteredBatchFactory", properties = "max.poll.records=25")
+		@IdempotentListener(key = "#payload.substring(8)")
+		public void onFilteredPayloads(List<String> payloads, @Header(KafkaHeaders.RECEIVED_KEY) List<String> keys) {
+			String group = group(FILTERED_PAYLOADS);
+			for (int i = 0; i < payloads.size(); i++) {
+				if (!payloads.get(i).equals("payload-" + keys.get(i))) {
+					this.misaligned.add(group + ": payload " + payloads.get(i) + " with key " + keys.get(i));
+				}
+				this.ledger.credit(group, keys.get(i), payloads.get(i));
+			}
 		}
 
 		@KafkaListener(topics = NULLS, groupId = "${it.run}-nulls", containerFactory = "batchFactory",
