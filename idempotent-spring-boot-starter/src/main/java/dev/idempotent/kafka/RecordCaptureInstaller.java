@@ -1,5 +1,6 @@
 package dev.idempotent.kafka;
 
+import org.springframework.beans.BeansException;
 import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
@@ -35,13 +36,27 @@ public final class RecordCaptureInstaller implements BeanPostProcessor {
 			BatchInterceptor existingBatch = factory.getBatchInterceptor();
 			factory.setBatchInterceptor((existingBatch != null) ? new CompositeBatchInterceptor(existingBatch, capture)
 					: capture);
-			// the factory has no getter for its filter; spring-kafka applies it after the batch interceptor
-			Object filter = new DirectFieldAccessor(factory).getPropertyValue("recordFilterStrategy");
-			if (filter instanceof RecordFilterStrategy strategy && !(filter instanceof FilteredBatchCapture)) {
-				factory.setRecordFilterStrategy(new FilteredBatchCapture<>(strategy));
-			}
+			decorateRecordFilter(factory);
 		}
 		return bean;
+	}
+
+	/**
+	 * Decorate the factory's record filter, if it has one. The factory has no getter for it, so its field is read;
+	 * should that fail, a batch listener of payloads behind the filter fails each batch with a message instead.
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static void decorateRecordFilter(AbstractKafkaListenerContainerFactory factory) {
+		Object filter;
+		try {
+			filter = new DirectFieldAccessor(factory).getPropertyValue("recordFilterStrategy");
+		}
+		catch (BeansException ex) {
+			return;
+		}
+		if (filter instanceof RecordFilterStrategy strategy && !(filter instanceof FilteredBatchCapture)) {
+			factory.setRecordFilterStrategy(new FilteredBatchCapture<>(strategy));
+		}
 	}
 
 }
