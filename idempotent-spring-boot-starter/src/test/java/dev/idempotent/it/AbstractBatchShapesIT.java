@@ -48,11 +48,14 @@ import static org.awaitility.Awaitility.await;
  * filter, {@code null} payloads, key expressions that throw, and a back-off that follows each attempt's failure.
  * In each, the good records take effect once and only the bad one is dead-lettered, with its reason.
  */
-@SpringBootTest(classes = { ItApplication.class, AbstractBatchShapesIT.Listeners.class })
+@SpringBootTest(classes = { ItApplication.class, AbstractBatchShapesIT.Listeners.class },
+		// the dead-letter publisher sends the original bytes of a record the ErrorHandlingDeserializer could not read
+		properties = "spring.kafka.producer.value-serializer=org.springframework.kafka.support.serializer.StringOrBytesSerializer")
 @EmbeddedKafka(partitions = 1, topics = { AbstractBatchShapesIT.HEADER_LISTS, AbstractBatchShapesIT.HEADER_FIRST,
 		AbstractBatchShapesIT.CONSUMER_RECORDS, AbstractBatchShapesIT.FILTERED,
 		AbstractBatchShapesIT.FILTERED_PAYLOADS, AbstractBatchShapesIT.NULLS,
-		AbstractBatchShapesIT.NULLS + ".DLT", AbstractBatchShapesIT.NULLABLE, AbstractBatchShapesIT.SPEL_BATCH,
+		AbstractBatchShapesIT.NULLS + ".DLT", AbstractBatchShapesIT.UNREADABLE, AbstractBatchShapesIT.UNREADABLE + ".DLT",
+		AbstractBatchShapesIT.NULLABLE, AbstractBatchShapesIT.SPEL_BATCH,
 		AbstractBatchShapesIT.SPEL_BATCH + ".DLT", AbstractBatchShapesIT.SPEL_SINGLE,
 		AbstractBatchShapesIT.SPEL_SINGLE + ".DLT", AbstractBatchShapesIT.BACKOFF_BATCH,
 		AbstractBatchShapesIT.BACKOFF_BATCH + ".DLT", AbstractBatchShapesIT.BACKOFF_SINGLE,
@@ -70,6 +73,8 @@ abstract class AbstractBatchShapesIT {
 	static final String FILTERED_PAYLOADS = "shapes.filtered-payloads";
 
 	static final String NULLS = "shapes.nulls";
+
+	static final String UNREADABLE = "shapes.unreadable";
 
 	static final String NULLABLE = "shapes.nullable";
 
@@ -191,6 +196,28 @@ abstract class AbstractBatchShapesIT {
 			assertThat(header(dead.get(0), IdempotencyHeaders.REJECTION_REASON)).isEqualTo("NULL_PAYLOAD");
 		}
 		assertThat(this.ledger.rows(group)).isEqualTo(30);
+		assertThat(this.ledger.doubleCredits(group)).isEmpty();
+	}
+
+	@Test
+	void aRecordTheErrorHandlingDeserializerCouldNotReadIsDeadLetteredAloneWithItsBytes() throws Exception {
+		String group = group(UNREADABLE);
+		String bad = group + "-unreadable";
+		try (KafkaTestSupport kafka = kafka(); Consumer<String, String> dlt = deadLetters(UNREADABLE)) {
+			for (int i = 0; i < 20; i++) {
+				if (i == 10) {
+					kafka.send(UNREADABLE, bad, "not a long");
+				}
+				kafka.send(UNREADABLE, group + "-order-" + i, String.format("%08d", i));
+			}
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, UNREADABLE) == 0);
+			List<ConsumerRecord<String, String>> dead = awaitDeadLetters(dlt, 1);
+			assertThat(dead).hasSize(1);
+			assertThat(key(dead.get(0))).isEqualTo(bad);
+			assertThat(dead.get(0).value()).isEqualTo("not a long");
+			assertThat(header(dead.get(0), IdempotencyHeaders.REJECTION_REASON)).isEqualTo("NULL_PAYLOAD");
+		}
+		assertThat(this.ledger.rows(group)).isEqualTo(20);
 		assertThat(this.ledger.doubleCredits(group)).isEmpty();
 	}
 
@@ -452,6 +479,18 @@ abstract class AbstractBatchShapesIT {
 		public void onNulls(List<String> payloads) {
 			String group = group(NULLS);
 			payloads.forEach((payload) -> this.ledger.credit(group, payload.substring(8), payload));
+		}
+
+		@KafkaListener(topics = UNREADABLE, groupId = "${it.run}-unreadable", containerFactory = "batchFactory",
+				properties = { "max.poll.records=50",
+						"value.deserializer=org.springframework.kafka.support.serializer.ErrorHandlingDeserializer",
+						"spring.deserializer.value.delegate.class=org.apache.kafka.common.serialization.LongDeserializer" })
+		@IdempotentListener
+		public void onUnreadable(List<Long> values, @Header(KafkaHeaders.RECEIVED_KEY) List<String> keys) {
+			String group = group(UNREADABLE);
+			for (int i = 0; i < values.size(); i++) {
+				this.ledger.credit(group, keys.get(i), String.valueOf(values.get(i)));
+			}
 		}
 
 		@KafkaListener(topics = NULLABLE, groupId = "${it.run}-nullable", containerFactory = "batchFactory",
