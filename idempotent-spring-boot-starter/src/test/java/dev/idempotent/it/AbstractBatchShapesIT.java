@@ -32,6 +32,8 @@ import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.kafka.support.converter.BatchMessagingMessageConverter;
+import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.KafkaTestUtils;
@@ -55,7 +57,7 @@ import static org.awaitility.Awaitility.await;
 		AbstractBatchShapesIT.CONSUMER_RECORDS, AbstractBatchShapesIT.FILTERED,
 		AbstractBatchShapesIT.FILTERED_PAYLOADS, AbstractBatchShapesIT.NULLS,
 		AbstractBatchShapesIT.NULLS + ".DLT", AbstractBatchShapesIT.UNREADABLE, AbstractBatchShapesIT.UNREADABLE + ".DLT",
-		AbstractBatchShapesIT.NULLABLE, AbstractBatchShapesIT.SPEL_BATCH,
+		AbstractBatchShapesIT.JSON, AbstractBatchShapesIT.JSON + ".DLT", AbstractBatchShapesIT.NULLABLE, AbstractBatchShapesIT.SPEL_BATCH,
 		AbstractBatchShapesIT.SPEL_BATCH + ".DLT", AbstractBatchShapesIT.SPEL_SINGLE,
 		AbstractBatchShapesIT.SPEL_SINGLE + ".DLT", AbstractBatchShapesIT.BACKOFF_BATCH,
 		AbstractBatchShapesIT.BACKOFF_BATCH + ".DLT", AbstractBatchShapesIT.BACKOFF_SINGLE,
@@ -75,6 +77,8 @@ abstract class AbstractBatchShapesIT {
 	static final String NULLS = "shapes.nulls";
 
 	static final String UNREADABLE = "shapes.unreadable";
+
+	static final String JSON = "shapes.json";
 
 	static final String NULLABLE = "shapes.nullable";
 
@@ -215,6 +219,28 @@ abstract class AbstractBatchShapesIT {
 			assertThat(dead).hasSize(1);
 			assertThat(key(dead.get(0))).isEqualTo(bad);
 			assertThat(dead.get(0).value()).isEqualTo("not a long");
+			assertThat(header(dead.get(0), IdempotencyHeaders.REJECTION_REASON)).isEqualTo("NULL_PAYLOAD");
+		}
+		assertThat(this.ledger.rows(group)).isEqualTo(20);
+		assertThat(this.ledger.doubleCredits(group)).isEmpty();
+	}
+
+	@Test
+	void aRecordTheJsonConverterCouldNotConvertIsDeadLetteredAlone() throws Exception {
+		String group = group(JSON);
+		String bad = group + "-not-json";
+		try (KafkaTestSupport kafka = kafka(); Consumer<String, String> dlt = deadLetters(JSON)) {
+			for (int i = 0; i < 20; i++) {
+				if (i == 10) {
+					kafka.send(JSON, bad, "not json");
+				}
+				kafka.send(JSON, group + "-order-" + i, "{\"id\":\"" + group + "-order-" + i + "\"}");
+			}
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, JSON) == 0);
+			List<ConsumerRecord<String, String>> dead = awaitDeadLetters(dlt, 1);
+			assertThat(dead).hasSize(1);
+			assertThat(key(dead.get(0))).isEqualTo(bad);
+			assertThat(dead.get(0).value()).isEqualTo("not json");
 			assertThat(header(dead.get(0), IdempotencyHeaders.REJECTION_REASON)).isEqualTo("NULL_PAYLOAD");
 		}
 		assertThat(this.ledger.rows(group)).isEqualTo(20);
@@ -385,10 +411,24 @@ abstract class AbstractBatchShapesIT {
 		}
 
 		@Bean
+		ConcurrentKafkaListenerContainerFactory<Object, Object> jsonBatchFactory(
+				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
+			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			configurer.configure(factory, consumers);
+			factory.setBatchListener(true);
+			factory.setBatchMessageConverter(new BatchMessagingMessageConverter(new StringJacksonJsonMessageConverter()));
+			return factory;
+		}
+
+		@Bean
 		ShapeListeners shapeListeners(ItLedger ledger) {
 			return new ShapeListeners(ledger);
 		}
 
+	}
+
+	/** The payload of the JSON listener. */
+	public record Order(String id) {
 	}
 
 	static class ShapeListeners {
@@ -491,6 +531,13 @@ abstract class AbstractBatchShapesIT {
 			for (int i = 0; i < values.size(); i++) {
 				this.ledger.credit(group, keys.get(i), String.valueOf(values.get(i)));
 			}
+		}
+
+		@KafkaListener(topics = JSON, groupId = "${it.run}-json", containerFactory = "jsonBatchFactory",
+				properties = "max.poll.records=50")
+		@IdempotentListener(key = "#payload.id()")
+		public void onJson(List<Order> orders) {
+			orders.forEach((order) -> this.ledger.credit(group(JSON), order.id(), "payload-" + order.id()));
 		}
 
 		@KafkaListener(topics = NULLABLE, groupId = "${it.run}-nullable", containerFactory = "batchFactory",
