@@ -27,7 +27,8 @@ import dev.idempotent.kafka.IdempotentListenerVerifier;
 import dev.idempotent.kafka.DeadLetterHeaders;
 import dev.idempotent.kafka.ErrorHandlerClassifier;
 import dev.idempotent.kafka.FailedClaimRecoverer;
-import dev.idempotent.kafka.TransientFailures;
+import dev.idempotent.kafka.NullPayloadException;
+import dev.idempotent.kafka.TransientAwareBackOff;
 import dev.idempotent.kafka.ListenerMethods;
 import dev.idempotent.kafka.ListenerReplies;
 import dev.idempotent.kafka.ListenerScopes;
@@ -232,9 +233,10 @@ public class IdempotentAutoConfiguration {
 
 	/**
 	 * The error handler when the application has none: failed records are retried with back-off, then published
-	 * to {@code <topic>.DLT} with the exception and key headers, and their key is marked FAILED; bad keys go to
-	 * the DLT at once; transient failures (the database down, a lock or lease held elsewhere) are retried until
-	 * they pass and never dead-lettered.
+	 * to {@code <topic>.DLT} with the exception and key headers, and their key is marked FAILED; bad keys (and
+	 * null payloads in a batch) go to the DLT at once; transient failures (the database down, a lock or lease held
+	 * elsewhere) are retried until they pass and never dead-lettered. The back-off is chosen from each attempt's
+	 * own failure ({@link TransientAwareBackOff}), single records and batches alike.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
@@ -245,11 +247,15 @@ public class IdempotentAutoConfiguration {
 		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafkaOperations,
 				(record, ex) -> new TopicPartition(record.topic() + settings.getDeadLetterSuffix(), -1));
 		deadLetters.setHeadersFunction(new DeadLetterHeaders());
+		TransientAwareBackOff backOff = new TransientAwareBackOff(
+				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()), untilItPasses(settings));
 		DefaultErrorHandler handler = new DefaultErrorHandler(new FailedClaimRecoverer(deadLetters, failureRecorder,
-				properties.keyMasker()),
-				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()));
-		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
-		handler.setBackOffFunction((record, ex) -> TransientFailures.isTransient(ex) ? untilItPasses(settings) : null);
+				properties.keyMasker()), backOff);
+		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class,
+				NullPayloadException.class);
+		// the back-off follows each attempt's own failure; a new one per exception class would restart the count
+		handler.setRetryListeners(backOff);
+		handler.setResetStateOnExceptionChange(false);
 		return handler;
 	}
 

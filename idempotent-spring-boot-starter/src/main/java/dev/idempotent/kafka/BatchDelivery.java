@@ -8,7 +8,6 @@ import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.metrics.ClaimListener;
-import dev.idempotent.retention.LateRecordException;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -19,16 +18,20 @@ import org.springframework.kafka.listener.BatchListenerFailedException;
 /**
  * One delivery of a batch to an {@link IdempotentListener} batch method:
  * <ol>
- * <li>a key per record (an expression sees the record's element of the list as {@code #payload});</li>
+ * <li>a key per record (an expression sees the record's element of the list as {@code #payload}, its value for a
+ * batch of records, and every per-record list argument as the record's element);</li>
  * <li>every key claimed in one transaction; the method is called once with the list of the newly claimed
  * elements, in their original order; keys processed before and repeats within the batch are hits;</li>
  * <li>if that transaction fails, it is rolled back whole, and the batch is processed again record by record,
  * each in its own transaction: the records before a failing one commit, and the failing one is reported to the
  * error handler as a {@link BatchListenerFailedException} at its index, which commits the offsets before it and
  * retries, then dead-letters, only that record;</li>
- * <li>a record with a bad key, or older than the retention period when late records are dead-lettered, is
- * reported the same way, after the records before it were processed.</li>
+ * <li>a record whose preparation fails (a bad key or a failing key expression, a {@code null} payload the method
+ * does not accept, a per-record list without its element, a scope that cannot be stored, a record older than the
+ * retention period when late records are dead-lettered) is reported the same way, after the records before it
+ * were processed; spring-kafka then redelivers the records after it.</li>
  * </ol>
+ * Every per-record argument ({@link BatchParameters}) is cut down to the same records as the batch.
  */
 final class BatchDelivery {
 
@@ -38,7 +41,9 @@ final class BatchDelivery {
 
 	private final List<ConsumerRecord<?, ?>> records;
 
-	private final List<?> elements;
+	private final BatchParameters parameters;
+
+	private final List<@Nullable Object> elements;
 
 	private final TransactionalClaimExecutor executor;
 
@@ -46,44 +51,47 @@ final class BatchDelivery {
 
 	private final LateRecordCheck lateRecords;
 
-	private final int listIndex;
-
 	private boolean methodRan;
 
+	/**
+	 * Prepare a delivery.
+	 * @throws IllegalStateException if the method's list does not have one element per record (the records cannot
+	 * be matched to their keys)
+	 */
 	BatchDelivery(ListenerMethod listener, MethodInvocation invocation, List<ConsumerRecord<?, ?>> records,
 			TransactionalClaimExecutor executor, ClaimListener claimListener, LateRecordCheck lateRecords) {
 		this.listener = listener;
 		this.invocation = invocation;
 		this.records = records;
-		this.listIndex = listener.endpoint().listIndex();
-		this.elements = List.copyOf((List<?>) invocation.getArguments()[this.listIndex]);
+		this.parameters = listener.endpoint().batchParameters();
+		this.elements = this.parameters.elements(invocation.getArguments());
 		this.executor = executor;
 		this.claimListener = claimListener;
 		this.lateRecords = lateRecords;
+		if (this.parameters.problem() != null) {
+			throw new IllegalStateException("@IdempotentListener batch method " + listener + " cannot be supported: "
+					+ this.parameters.problem());
+		}
 		if (this.elements.size() != records.size()) {
 			throw new IllegalStateException("@IdempotentListener batch method " + listener + " received "
 					+ this.elements.size() + " elements for " + records.size() + " records; a record filter or a"
-					+ " conversion dropped some, so they cannot be matched to their keys");
+					+ " conversion dropped some, so they cannot be matched to their keys; take"
+					+ " List<ConsumerRecord<K, V>> instead");
 		}
 	}
 
 	@Nullable Object process(@Nullable DeferredAcknowledgment acknowledgment) throws Throwable {
-		String scope = this.listener.scope();
 		List<ClaimRequest> requests = new ArrayList<>(this.records.size());
 		for (int i = 0; i < this.records.size(); i++) {
 			try {
-				ClaimRequest request = this.listener.request(scope, this.records.get(i), argumentsWith(this.elements.get(i)));
-				this.lateRecords.check(request, this.records.get(i));
-				requests.add(request);
+				requests.add(prepare(i));
 			}
-			catch (InvalidIdempotencyKeyException | LateRecordException ex) {
-				if (ex instanceof InvalidIdempotencyKeyException rejected) {
-					this.claimListener.onRejected(scope, rejected);
-				}
+			catch (RuntimeException ex) {
 				if (i > 0) {
 					processWhole(requests, i);
 				}
-				throw new BatchListenerFailedException(ex.getMessage(), ex, i);
+				throw new BatchListenerFailedException("Record " + i + " of the batch could not be prepared: "
+						+ ex.getMessage(), ex, i);
 			}
 		}
 		Object value = processWhole(requests, requests.size());
@@ -93,12 +101,39 @@ final class BatchDelivery {
 		return value;
 	}
 
+	/**
+	 * The claim request of the record at a position.
+	 * @throws RuntimeException that record's own failure: rejected keys are counted here
+	 */
+	private ClaimRequest prepare(int position) {
+		ConsumerRecord<?, ?> record = this.records.get(position);
+		String scope = this.listener.scope();
+		Object element = this.elements.get(position);
+		if (element == null && !this.parameters.nullableElements()) {
+			throw new NullPayloadException(record, this.listener.toString());
+		}
+		String missing = this.parameters.missingElement(this.invocation.getArguments(), position);
+		if (missing != null) {
+			throw new IllegalStateException("@IdempotentListener batch method " + this.listener + ": " + missing);
+		}
+		ClaimRequest request;
+		try {
+			request = this.listener.request(scope, record,
+					this.parameters.elementArguments(this.invocation.getArguments(), position, element));
+		}
+		catch (InvalidIdempotencyKeyException ex) {
+			this.claimListener.onRejected(scope, ex);
+			throw ex;
+		}
+		this.lateRecords.check(request, record);
+		return request;
+	}
+
 	/** Process the first {@code count} records as one transaction, or record by record if it fails. */
 	private @Nullable Object processWhole(List<ClaimRequest> requests, int count) throws Throwable {
 		List<ClaimRequest> claims = requests.subList(0, count);
 		try {
-			BatchOutcome<Object> outcome = this.executor.executeBatchInOwnTransaction(claims,
-					(claimed) -> proceedWith(claimed.stream().map(this.elements::get).toList()));
+			BatchOutcome<Object> outcome = this.executor.executeBatchInOwnTransaction(claims, this::proceedWith);
 			this.records.subList(0, count).forEach(FailedDeliveries::succeeded);
 			return outcome.value();
 		}
@@ -110,9 +145,9 @@ final class BatchDelivery {
 	private @Nullable Object processOneByOne(List<ClaimRequest> claims) throws Throwable {
 		Object last = null;
 		for (int i = 0; i < claims.size(); i++) {
-			Object element = this.elements.get(i);
+			List<Integer> position = List.of(i);
 			try {
-				last = this.executor.executeInOwnTransaction(claims.get(i), () -> proceedWith(List.of(element))).value();
+				last = this.executor.executeInOwnTransaction(claims.get(i), () -> proceedWith(position)).value();
 				FailedDeliveries.succeeded(this.records.get(i));
 			}
 			catch (Throwable ex) {
@@ -123,17 +158,11 @@ final class BatchDelivery {
 		return last;
 	}
 
-	private @Nullable Object proceedWith(List<?> batch) throws Throwable {
+	/** Call the method with the records at some positions of the batch, every per-record argument cut down alike. */
+	private @Nullable Object proceedWith(List<Integer> positions) throws Throwable {
 		this.methodRan = true;
-		Object[] arguments = this.invocation.getArguments().clone();
-		arguments[this.listIndex] = new ArrayList<>(batch);
+		Object[] arguments = this.parameters.select(this.invocation.getArguments(), this.elements, positions);
 		return ((ProxyMethodInvocation) this.invocation).invocableClone(arguments).proceed();
-	}
-
-	private @Nullable Object[] argumentsWith(Object element) {
-		Object[] arguments = this.invocation.getArguments().clone();
-		arguments[this.listIndex] = element;
-		return arguments;
 	}
 
 }

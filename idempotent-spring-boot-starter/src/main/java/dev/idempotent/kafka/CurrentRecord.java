@@ -17,6 +17,8 @@ final class CurrentRecord {
 
 	private static final ThreadLocal<ConsumerRecords<?, ?>> currentBatch = new ThreadLocal<>();
 
+	private static final ThreadLocal<List<? extends ConsumerRecord<?, ?>>> filteredBatch = new ThreadLocal<>();
+
 	private CurrentRecord() {
 	}
 
@@ -34,14 +36,28 @@ final class CurrentRecord {
 
 	static void bindBatch(ConsumerRecords<?, ?> records) {
 		currentBatch.set(records);
+		filteredBatch.remove();
+	}
+
+	/** Bind the records of the current batch that a record filter kept: the listener receives only those. */
+	static void bindFiltered(List<? extends ConsumerRecord<?, ?>> records) {
+		filteredBatch.set(List.copyOf(records));
 	}
 
 	static void clearBatch() {
 		currentBatch.remove();
+		filteredBatch.remove();
 	}
 
-	/** The records of the batch being delivered, in the order a batch listener receives them, or null. */
+	/**
+	 * The records of the batch being delivered, in the order a batch listener receives them (after the container
+	 * factory's record filter, if it has one), or null.
+	 */
 	static @Nullable List<ConsumerRecord<?, ?>> batch() {
+		List<? extends ConsumerRecord<?, ?>> filtered = filteredBatch.get();
+		if (filtered != null) {
+			return new ArrayList<>(filtered);
+		}
 		ConsumerRecords<?, ?> records = currentBatch.get();
 		if (records == null) {
 			return null;

@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Headers the library adds to a dead-lettered record, next to spring-kafka's exception headers: for a rejected
  * key, {@value IdempotencyHeaders#REJECTION_REASON} and {@value IdempotencyHeaders#REJECTION_MESSAGE}; for a
- * record older than the retention period, the same with the reason {@value IdempotencyHeaders#LATE_RECORD}; for failed
+ * record older than the retention period, the same with the reason {@value IdempotencyHeaders#LATE_RECORD}; for a
+ * {@code null} payload in a batch, the reason {@value IdempotencyHeaders#NULL_PAYLOAD}; for failed
  * work, {@value IdempotencyHeaders#DEAD_LETTER_SCOPE} and {@value IdempotencyHeaders#DEAD_LETTER_KEY}. Use it as
  * the headers function of a {@code DeadLetterPublishingRecoverer}; it must run on the consumer thread.
  *
@@ -29,6 +30,12 @@ public final class DeadLetterHeaders implements BiFunction<ConsumerRecord<?, ?>,
 		if (late != null) {
 			add(headers, IdempotencyHeaders.REJECTION_REASON, IdempotencyHeaders.LATE_RECORD);
 			add(headers, IdempotencyHeaders.REJECTION_MESSAGE, String.valueOf(late.getMessage()));
+			return headers;
+		}
+		NullPayloadException nullPayload = find(exception, NullPayloadException.class);
+		if (nullPayload != null) {
+			add(headers, IdempotencyHeaders.REJECTION_REASON, IdempotencyHeaders.NULL_PAYLOAD);
+			add(headers, IdempotencyHeaders.REJECTION_MESSAGE, String.valueOf(nullPayload.getMessage()));
 			return headers;
 		}
 		if (rejection != null) {

@@ -7,9 +7,10 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 
 /**
- * Classifies {@link InvalidIdempotencyKeyException} and {@link LateRecordException} as not retryable on every
+ * Classifies {@link InvalidIdempotencyKeyException}, {@link LateRecordException} and {@link NullPayloadException}
+ * as not retryable on every
  * {@link DefaultErrorHandler} bean, the application's own included: the same record yields the same bad key on
- * every attempt, and a late record only gets older. It changes nothing else about the application's handler.
+ * every attempt, a late record only gets older, and a null payload stays null. It changes nothing else about the application's handler.
  *
  * @since 0.1.0
  */
@@ -18,7 +19,8 @@ public final class ErrorHandlerClassifier implements BeanPostProcessor {
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (bean instanceof DefaultErrorHandler handler) {
-			handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
+			handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class,
+					NullPayloadException.class);
 		}
 		return bean;
 	}

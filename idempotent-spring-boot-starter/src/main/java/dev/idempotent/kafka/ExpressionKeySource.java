@@ -10,7 +10,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -23,7 +22,10 @@ import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.Payload;
 
 /**
- * The key is a SpEL expression over the delivery, parsed once when the listener bean is created.
+ * The key is a SpEL expression over the delivery, parsed once when the listener bean is created. Any failure of
+ * its evaluation (a SpEL error, or a {@code RuntimeException} thrown by a method the expression calls) is
+ * {@link InvalidKeyReason#EXPRESSION_FAILED} for that record. In a batch, {@code #payload} and every per-record
+ * list argument (by its parameter name) are the record's own element.
  */
 final class ExpressionKeySource implements KeySource {
 
@@ -79,7 +81,12 @@ final class ExpressionKeySource implements KeySource {
 		try {
 			return this.expression.getValue(context);
 		}
-		catch (EvaluationException ex) {
+		catch (InvalidIdempotencyKeyException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			// SpEL rethrows a RuntimeException of a called method as it is (String.substring on a short value,
+			// UUID.fromString on a malformed one), not as an EvaluationException: it is the same bad input
 			throw new InvalidIdempotencyKeyException(InvalidKeyReason.EXPRESSION_FAILED, "Key expression '"
 					+ this.text + "' failed for " + record.topic() + "-" + record.partition() + "@" + record.offset()
 					+ ": " + ex.getMessage(), ex);
@@ -96,6 +103,10 @@ final class ExpressionKeySource implements KeySource {
 			return record.value();
 		}
 		Object argument = arguments[this.payloadIndex];
+		if (argument instanceof ConsumerRecord<?, ?> element) {
+			// the record's element of a batch of records: its payload is its value, as for a single record
+			return element.value();
+		}
 		return (argument instanceof Message<?> message) ? message.getPayload() : argument;
 	}
 

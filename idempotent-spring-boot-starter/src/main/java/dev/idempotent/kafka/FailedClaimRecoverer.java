@@ -83,6 +83,9 @@ public final class FailedClaimRecoverer implements ConsumerRecordRecoverer {
 			if (cause instanceof LateRecordException) {
 				return "it is older than the retention period (LATE_RECORD)";
 			}
+			if (cause instanceof NullPayloadException) {
+				return "its payload in the batch is null (NULL_PAYLOAD)";
+			}
 		}
 		while (root.getCause() != null && root.getCause() != root) {
 			root = root.getCause();

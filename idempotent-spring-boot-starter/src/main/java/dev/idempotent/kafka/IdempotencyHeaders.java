@@ -19,6 +19,12 @@ public final class IdempotencyHeaders {
 	 */
 	public static final String LATE_RECORD = "LATE_RECORD";
 
+	/**
+	 * The {@link #REJECTION_REASON} of a record dead-lettered because it arrived as a {@code null} payload in a batch
+	 * whose method does not accept one (see {@link NullPayloadException}).
+	 */
+	public static final String NULL_PAYLOAD = "NULL_PAYLOAD";
+
 	/** Added to a dead-lettered record whose key was rejected: the specific message, UTF-8. */
 	public static final String REJECTION_MESSAGE = "idempotent-rejection-message";
 

@@ -98,22 +98,22 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * The records of a batch delivery: the batch bound by the capture interceptor, or the list argument itself
-	 * when it holds records; {@code null} for a single-record delivery.
+	 * The records of a batch delivery: the method's own batch argument when it holds records (a list of records or
+	 * {@code ConsumerRecords}: after any record filter, exactly the records the method receives), else the batch
+	 * bound by the capture interceptor; {@code null} for a single-record delivery.
 	 */
 	private static @Nullable List<ConsumerRecord<?, ?>> batchOf(MethodInvocation invocation, KafkaEndpoint endpoint) {
-		if (endpoint.listIndex() < 0) {
+		BatchParameters parameters = endpoint.batchParameters();
+		if (parameters.batchIndex() < 0) {
 			return null;
 		}
-		List<ConsumerRecord<?, ?>> bound = CurrentRecord.batch();
-		if (bound != null) {
-			return bound;
+		if (endpoint.batch()) {
+			List<ConsumerRecord<?, ?>> records = parameters.records(invocation.getArguments());
+			if (records != null) {
+				return records;
+			}
 		}
-		if (endpoint.batch() && invocation.getArguments()[endpoint.listIndex()] instanceof List<?> list
-				&& list.stream().allMatch(ConsumerRecord.class::isInstance)) {
-			return list.stream().<ConsumerRecord<?, ?>>map(ConsumerRecord.class::cast).toList();
-		}
-		return null;
+		return CurrentRecord.batch();
 	}
 
 	private static @Nullable DeferredAcknowledgment deferAcknowledgment(MethodInvocation invocation,

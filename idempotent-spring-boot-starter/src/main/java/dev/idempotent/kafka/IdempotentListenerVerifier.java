@@ -41,7 +41,8 @@ public final class IdempotentListenerVerifier implements SmartInitializingSingle
 
 	/**
 	 * Verify every idempotent listener.
-	 * @throws IllegalStateException naming the method when its consumer auto-commits offsets
+	 * @throws IllegalStateException naming the method when its consumer auto-commits offsets, or when it receives
+	 * batches with per-record arguments that cannot be matched to their records
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
@@ -55,6 +56,11 @@ public final class IdempotentListenerVerifier implements SmartInitializingSingle
 						+ " with a transaction manager (ContainerProperties.setTransactionManager, deprecated in Spring"
 						+ " Kafka): the claim would join its transaction, which commits after the offset can be"
 						+ " committed. Remove it: the claim owns the database transaction.");
+			}
+			String batchProblem = method.endpoint().batchParameters().problem();
+			if (batchProblem != null && deliversBatches(method.endpoint())) {
+				throw new IllegalStateException("@IdempotentListener method " + method + " receives batches from container"
+						+ " factory '" + method.endpoint().containerFactory() + "' but cannot be supported: " + batchProblem);
 			}
 			if ("true".equalsIgnoreCase(autoCommit(method.endpoint()))) {
 				throw new IllegalStateException("@IdempotentListener method " + method + " runs on a consumer with "
@@ -73,6 +79,12 @@ public final class IdempotentListenerVerifier implements SmartInitializingSingle
 		}
 		Object manager = factory.getContainerProperties().getTransactionManager();
 		return manager != null && !(manager instanceof KafkaAwareTransactionManager<?, ?>);
+	}
+
+	/** Whether the method receives batches: declared so (checked by KafkaEndpoint), or its factory is a batch one. */
+	private boolean deliversBatches(KafkaEndpoint endpoint) {
+		AbstractKafkaListenerContainerFactory<?, ?, ?> factory = factory(endpoint);
+		return endpoint.batch() || (factory != null && Boolean.TRUE.equals(factory.isBatchListener()));
 	}
 
 	private @Nullable AbstractKafkaListenerContainerFactory<?, ?, ?> factory(KafkaEndpoint endpoint) {

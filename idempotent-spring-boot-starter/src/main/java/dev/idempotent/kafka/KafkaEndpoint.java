@@ -27,13 +27,14 @@ import org.springframework.util.StringUtils;
  * @param containerFactory the name of the container factory bean
  * @param consumerProperties the listener's own consumer properties ({@code name=value})
  * @param acknowledgmentIndex the index of the {@code Acknowledgment} parameter, or -1
- * @param batch whether the listener is declared a batch listener ({@code batch = "true"} or a list of records)
- * @param listIndex the index of the first {@code List} parameter (the batch of a batch listener), or -1
+ * @param batch whether the listener is declared a batch listener ({@code batch = "true"}, a list of records or a
+ * {@code ConsumerRecords})
+ * @param batchParameters the parameters that hold one element per record when the method receives a batch
  * @param topics the topics it names ({@code topics} and {@code topicPartitions}), placeholders resolved; may
  * still hold SpEL expressions ({@code #{...}}); empty for a topic pattern
  */
 record KafkaEndpoint(String containerFactory, List<String> consumerProperties, int acknowledgmentIndex, boolean batch,
-		int listIndex, List<String> topics) {
+		BatchParameters batchParameters, List<String> topics) {
 
 	/** The container factory {@code @KafkaListener} uses when it names none. */
 	static final String DEFAULT_CONTAINER_FACTORY = "kafkaListenerContainerFactory";
@@ -42,7 +43,8 @@ record KafkaEndpoint(String containerFactory, List<String> consumerProperties, i
 	 * Read the endpoint of a method.
 	 * @param method the {@code @IdempotentListener} method
 	 * @param placeholders resolves {@code ${...}} in annotation attributes
-	 * @throws IllegalArgumentException if no Kafka listener reaches the method, or a batch listener takes no list
+	 * @throws IllegalArgumentException if no Kafka listener reaches the method, or a batch listener takes no list or
+	 * takes per-record arguments that cannot be matched to their records
 	 */
 	static KafkaEndpoint of(Method method, UnaryOperator<String> placeholders) {
 		List<KafkaListener> listeners = listeners(method);
@@ -52,11 +54,27 @@ record KafkaEndpoint(String containerFactory, List<String> consumerProperties, i
 					+ " is not reached by any Kafka listener: annotate it with @KafkaListener, or with @KafkaHandler"
 					+ " in a class annotated with @KafkaListener");
 		}
-		boolean batch = "true".equalsIgnoreCase(placeholders.apply(listener.batch())) || takesRecordList(method);
-		int listIndex = listIndex(method);
-		if (batch && listIndex < 0) {
+		BatchParameters parameters = BatchParameters.of(method);
+		boolean batch = "true".equalsIgnoreCase(placeholders.apply(listener.batch())) || takesRecordList(method)
+				|| parameters.kind() == BatchParameters.Kind.CONSUMER_RECORDS;
+		if (batch && parameters.batchIndex() < 0) {
 			throw new IllegalArgumentException("@IdempotentListener batch listener " + method.toGenericString()
-					+ " must take the batch as a List (of records or of payloads)");
+					+ " must take the batch as a List (of records or of payloads) or as ConsumerRecords");
+		}
+		if (batch && parameters.problem() != null) {
+			throw new IllegalArgumentException("@IdempotentListener batch listener " + method.toGenericString()
+					+ " cannot be supported: " + parameters.problem());
+		}
+		String filter = listeners.stream()
+			.map((each) -> placeholders.apply(each.filter()))
+			.filter(StringUtils::hasText)
+			.findFirst()
+			.orElse(null);
+		if (batch && parameters.kind() == BatchParameters.Kind.PAYLOADS && filter != null) {
+			throw new IllegalArgumentException("@IdempotentListener batch listener " + method.toGenericString()
+					+ " takes a list of payloads and has a record filter ('" + filter + "'): spring-kafka"
+					+ " filters after the starter sees the batch, so the payloads cannot be matched to their keys;"
+					+ " take List<ConsumerRecord<K, V>> (filtered records are then matched exactly), or filter in the method");
 		}
 		String factory = placeholders.apply(listener.containerFactory());
 		List<String> properties = Arrays.stream(listener.properties()).map(placeholders).toList();
@@ -67,7 +85,7 @@ record KafkaEndpoint(String containerFactory, List<String> consumerProperties, i
 			.filter(StringUtils::hasText)
 			.toList();
 		return new KafkaEndpoint(StringUtils.hasText(factory) ? factory : DEFAULT_CONTAINER_FACTORY, properties,
-				acknowledgmentIndex(method), batch, listIndex, topics);
+				acknowledgmentIndex(method), batch, parameters, topics);
 	}
 
 	/**
@@ -123,16 +141,6 @@ record KafkaEndpoint(String containerFactory, List<String> consumerProperties, i
 			}
 		}
 		return false;
-	}
-
-	private static int listIndex(Method method) {
-		Class<?>[] types = method.getParameterTypes();
-		for (int i = 0; i < types.length; i++) {
-			if (List.class.isAssignableFrom(types[i])) {
-				return i;
-			}
-		}
-		return -1;
 	}
 
 	private static int acknowledgmentIndex(Method method) {

@@ -1,17 +1,22 @@
 package dev.idempotent.kafka;
 
+import org.springframework.beans.BeansException;
+import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
 import org.springframework.kafka.listener.BatchInterceptor;
 import org.springframework.kafka.listener.CompositeBatchInterceptor;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.RecordInterceptor;
+import org.springframework.kafka.listener.adapter.RecordFilterStrategy;
 
 /**
  * Adds the {@link RecordCapturingInterceptor} to every listener container factory bean, as its record and its
  * batch interceptor, after the application's own ones if it has them (Spring Boot sets a single interceptor bean
  * of each kind on its factory; this composes with them and never displaces them). The capture runs last so that it sees the record the
- * listener will see.
+ * listener will see. A record filter set on the factory is decorated so that a batch listener of payloads is
+ * matched to the records the filter kept ({@code @KafkaListener(filter = ...)} on such a listener is refused at
+ * startup instead).
  *
  * @since 0.1.0
  */
@@ -31,8 +36,27 @@ public final class RecordCaptureInstaller implements BeanPostProcessor {
 			BatchInterceptor existingBatch = factory.getBatchInterceptor();
 			factory.setBatchInterceptor((existingBatch != null) ? new CompositeBatchInterceptor(existingBatch, capture)
 					: capture);
+			decorateRecordFilter(factory);
 		}
 		return bean;
+	}
+
+	/**
+	 * Decorate the factory's record filter, if it has one. The factory has no getter for it, so its field is read;
+	 * should that fail, a batch listener of payloads behind the filter fails each batch with a message instead.
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static void decorateRecordFilter(AbstractKafkaListenerContainerFactory factory) {
+		Object filter;
+		try {
+			filter = new DirectFieldAccessor(factory).getPropertyValue("recordFilterStrategy");
+		}
+		catch (BeansException ex) {
+			return;
+		}
+		if (filter instanceof RecordFilterStrategy strategy && !(filter instanceof FilteredBatchCapture)) {
+			factory.setRecordFilterStrategy(new FilteredBatchCapture<>(strategy));
+		}
 	}
 
 }
