@@ -13,6 +13,7 @@ import javax.sql.DataSource;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStatus;
+import dev.idempotent.claim.DeliverySource;
 import dev.idempotent.claim.LeaseResult;
 import dev.idempotent.claim.LeasedClaimStore;
 import org.jspecify.annotations.Nullable;
@@ -75,7 +76,8 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 				throw this.claimInsert.rowNotFound(request);
 			}
 			if (row.status() == ClaimStatus.SUCCEEDED) {
-				return new LeaseResult.Done(new ClaimResult.Hit(row.status(), TransactionalJdbc.utc(row.created())));
+				return new LeaseResult.Done(
+						new ClaimResult.Hit(row.status(), TransactionalJdbc.utc(row.created()), null, row.source()));
 			}
 			boolean free = row.status() == ClaimStatus.FAILED || row.leaseUntil() == null || row.leaseUntil().isBefore(now);
 			if (free && takeOver(connection, request, row.attempts(), now, until)) {
@@ -146,7 +148,8 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 					return null;
 				}
 				return new LeaseRow(ClaimStatus.fromCode(rs.getInt(1)), rs.getInt(2),
-						rs.getObject(3, LocalDateTime.class), rs.getObject(4, LocalDateTime.class));
+						rs.getObject(3, LocalDateTime.class), rs.getObject(4, LocalDateTime.class),
+						TransactionalJdbc.readSource(rs, 5));
 			}
 		}
 	}
@@ -168,7 +171,7 @@ public class JdbcLeasedClaimStore implements LeasedClaimStore {
 
 	/** The row of a taken key, as the lease claim reads it (UTC times). */
 	private record LeaseRow(ClaimStatus status, int attempts, @Nullable LocalDateTime leaseUntil,
-			LocalDateTime created) {
+			LocalDateTime created, @Nullable DeliverySource source) {
 	}
 
 }

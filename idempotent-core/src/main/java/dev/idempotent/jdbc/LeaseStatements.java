@@ -6,7 +6,8 @@ package dev.idempotent.jdbc;
  *
  * @param insert claims a new key with a lease: binds scope, key, source topic, partition, offset, created,
  * updated, lease until; rendered by {@link SqlDialect#claimInsert}, whose result {@link ClaimInsert#run} reads
- * @param read reads an existing row with a locking (current) read where the dialect needs one: binds scope, key;
+ * @param read reads an existing row (status, attempts, lease until, created, source topic, partition and offset) with a
+ * locking (current) read where the dialect needs one: binds scope, key;
  * returns status, attempts, lease_until, created_at
  * @param takeOver takes a FAILED row or an expired lease, fenced by the attempts read: binds lease until, source
  * topic, partition, offset, updated, scope, key, attempts, now
@@ -21,7 +22,7 @@ record LeaseStatements(String insert, String read, String takeOver, String compl
 		return new LeaseStatements(
 				dialect.claimInsert(t + " (scope, idempotency_key, status, attempts, source_topic, source_partition,"
 						+ " source_offset, created_at, updated_at, lease_until) VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?, ?)"),
-				"SELECT status, attempts, lease_until, created_at FROM " + t + key + dialect.lockingReadSuffix(),
+				"SELECT status, attempts, lease_until, created_at, " + ClaimStatements.SOURCE_COLUMNS + " FROM " + t + key + dialect.lockingReadSuffix(),
 				"UPDATE " + t + " SET status = 0, attempts = attempts + 1, lease_until = ?, source_topic = ?,"
 						+ " source_partition = ?, source_offset = ?, updated_at = ?, last_error = NULL" + key
 						+ " AND attempts = ? AND (status = 2 OR (status = 0 AND (lease_until IS NULL OR lease_until < ?)))",

@@ -883,6 +883,22 @@ public abstract class AbstractClaimStoreContractTest {
 	}
 
 	@Test
+	void aLeasedHitCarriesTheSourceItsKeyWasLeasedFor() {
+		DeliverySource first = new DeliverySource("sms", 2, 11);
+		ClaimRequest original = new ClaimRequest("ledger", "sms-src", first);
+		this.transactions.executeWithoutResult((status) -> this.leases.claimLease(original, Duration.ofMinutes(1)));
+		this.transactions.executeWithoutResult((status) -> this.leases.completeLease(original, 1));
+
+		ClaimRequest redelivery = new ClaimRequest("ledger", "sms-src", new DeliverySource("sms", 2, 11));
+		LeaseResult result = this.transactions.execute((status) -> this.leases.claimLease(redelivery, Duration.ofMinutes(1)));
+
+		assertThat(result).isInstanceOfSatisfying(LeaseResult.Done.class, (done) -> {
+			assertThat(done.hit().source()).isEqualTo(first);
+			assertThat(HitOrigin.of(redelivery, done.hit())).isEqualTo(HitOrigin.REDELIVERY);
+		});
+	}
+
+	@Test
 	void aHitOfAReclaimedKeyCarriesTheSourceOfTheDeliveryThatReclaimedIt() throws Throwable {
 		new FailureRecorder(this.store, new DataSourceTransactionManager(this.dataSource)).record(request("f"), 1,
 				new IllegalStateException("dead-lettered"));
