@@ -89,13 +89,13 @@ class BatchSignatureStartupTest {
 	static class SupportedBatches {
 
 		@KafkaListener(topics = "orders", groupId = "ledger", autoStartup = "false", containerFactory = "batchFactory")
-		@IdempotentListener
+		@IdempotentListener(scope = "ledger-payloads")
 		public void onPayloads(@Header(KafkaHeaders.OFFSET) List<Long> offsets, List<String> payloads,
 				@Header(KafkaHeaders.RECEIVED_KEY) List<String> keys) {
 		}
 
 		@KafkaListener(topics = "other", groupId = "ledger", autoStartup = "false", containerFactory = "batchFactory")
-		@IdempotentListener
+		@IdempotentListener(scope = "ledger-records")
 		public void onRecords(ConsumerRecords<String, String> records) {
 		}
 
