@@ -23,6 +23,7 @@ import dev.idempotent.jdbc.SchemaInitializer;
 import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
+import dev.idempotent.kafka.ContainerFactoryGuard;
 import dev.idempotent.kafka.IdempotentListenerPostProcessor;
 import dev.idempotent.kafka.IdempotentListenerVerifier;
 import dev.idempotent.kafka.DeadLetterHeaders;
@@ -40,6 +41,7 @@ import dev.idempotent.retention.LateRecordGuard;
 import org.apache.kafka.common.TopicPartition;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -58,8 +60,10 @@ import org.springframework.context.annotation.Lazy;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.EnableKafka;
 import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.backoff.BackOff;
@@ -201,6 +205,12 @@ public class IdempotentAutoConfiguration {
 	}
 
 	@Bean
+	ContainerFactoryGuard idempotentContainerFactoryGuard(ObjectProvider<ListenerMethods> methods,
+			ListableBeanFactory beanFactory) {
+		return new ContainerFactoryGuard(methods::getObject, beanFactory);
+	}
+
+	@Bean
 	static RecordCaptureInstaller idempotentRecordCaptureInstaller() {
 		return new RecordCaptureInstaller();
 	}
@@ -238,6 +248,35 @@ public class IdempotentAutoConfiguration {
 		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
 		handler.setBackOffFunction((record, ex) -> TransientFailures.isTransient(ex) ? untilItPasses(settings) : null);
 		return handler;
+	}
+
+	/**
+	 * The after-rollback processor when the application has none, for containers with a Kafka transaction manager
+	 * (spring-kafka hands their failures to it, not to the error handler): the same retries, dead-letter topic,
+	 * FAILED rows, bad keys at once and transient back-off as {@link #idempotentErrorHandler}; the recovered
+	 * record's offset is committed in the Kafka transaction in which it was dead-lettered. Spring Boot sets it on
+	 * its own factory; {@link ContainerFactoryGuard} on factories the application builds.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(AfterRollbackProcessor.class)
+	@ConditionalOnBean(KafkaOperations.class)
+	DefaultAfterRollbackProcessor<Object, Object> idempotentAfterRollbackProcessor(KafkaOperations<?, ?> kafkaOperations,
+			FailureRecorder failureRecorder, IdempotentProperties properties) {
+		IdempotentProperties.ErrorHandling settings = properties.getErrorHandling();
+		DefaultAfterRollbackProcessor<Object, Object> processor = new DefaultAfterRollbackProcessor<>(
+				deadLetterRecoverer(kafkaOperations, failureRecorder, properties),
+				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()), kafkaOperations, true);
+		processor.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
+		processor.setBackOffFunction((record, ex) -> TransientFailures.isTransient(ex) ? untilItPasses(settings) : null);
+		return processor;
+	}
+
+	private static FailedClaimRecoverer deadLetterRecoverer(KafkaOperations<?, ?> kafkaOperations,
+			FailureRecorder failureRecorder, IdempotentProperties properties) {
+		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafkaOperations,
+				(record, ex) -> new TopicPartition(record.topic() + properties.getErrorHandling().getDeadLetterSuffix(), -1));
+		deadLetters.setHeadersFunction(new DeadLetterHeaders());
+		return new FailedClaimRecoverer(deadLetters, failureRecorder, KeyMasker.of(properties.isMaskKeys()));
 	}
 
 	private static BackOff untilItPasses(IdempotentProperties.ErrorHandling settings) {
