@@ -77,8 +77,9 @@ import org.springframework.util.function.SingletonSupplier;
  * transactional executor on its transaction manager, the advice around
  * listener methods, capture of the current record on every listener container factory, and, when the
  * application has none, an error handler that retries and then dead-letters (bad keys and, with retention, late
- * records at once). Every bean steps aside for one
- * the application defines.
+ * records at once), and its counterpart for containers with a Kafka transaction manager (an after-rollback
+ * processor); {@link ContainerFactoryGuard} gives them to the container factories the application builds itself.
+ * Every bean steps aside for one the application defines.
  *
  * @since 0.1.0
  */

@@ -90,7 +90,7 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 				|| !(this.beanFactory.getBean(name) instanceof AbstractKafkaListenerContainerFactory<?, ?, ?> factory)) {
 			return;
 		}
-		AbstractMessageListenerContainer<?, ?> probe = factory.createContainer(PROBE_TOPIC);
+		AbstractMessageListenerContainer<?, ?> probe = probe(name, factory);
 		if (kafkaTransactionManager(probe.getContainerProperties()) == null) {
 			guardErrorHandler(name, factory, probe);
 		}
@@ -102,7 +102,20 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 						+ " records would be dead-lettered. Use a single-record @IdempotentListener on this factory, or"
 						+ " a batch factory without a Kafka transaction manager.");
 			}
-			guardAfterRollbackProcessor(name, factory, probe, factory.createContainer(PROBE_TOPIC));
+			guardAfterRollbackProcessor(name, factory, probe, probe(name, factory));
+		}
+	}
+
+	/** A container of the factory, with its settings and container customizer applied; never started. */
+	private static AbstractMessageListenerContainer<?, ?> probe(String name,
+			AbstractKafkaListenerContainerFactory<?, ?, ?> factory) {
+		try {
+			return factory.createContainer(PROBE_TOPIC);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("Container factory '" + name + "' could not build a container to check"
+					+ " its error handling (a container that is never started, for topic '" + PROBE_TOPIC + "'; its"
+					+ " container customizer runs on it): " + ex, ex);
 		}
 	}
 

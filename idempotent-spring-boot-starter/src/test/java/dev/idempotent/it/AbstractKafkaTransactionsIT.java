@@ -32,6 +32,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
@@ -55,6 +56,7 @@ import org.springframework.test.context.TestPropertySource;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -127,6 +129,9 @@ abstract class AbstractKafkaTransactionsIT {
 	static void run(DynamicPropertyRegistry registry) {
 		registry.add("it.run", () -> RUN);
 	}
+
+	/** The database of this run, for the applications a test starts itself. */
+	abstract ItDatabase database();
 
 	/** The subclasses share these maps (and the keys); each class runs on a broker and a database of its own. */
 	@BeforeAll
@@ -255,6 +260,34 @@ abstract class AbstractKafkaTransactionsIT {
 		}
 	}
 
+	@Test
+	void aBatchListenerOnAFactoryWithAKafkaTransactionManagerStopsTheApplication() {
+		assertThat(startupFailure(RefusedBatch.class)).isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("Container factory 'batchTxFactory' has a Kafka transaction manager and runs the batch"
+					+ " listener")
+			.hasMessageContaining("recovers a whole failed batch");
+	}
+
+	@Test
+	void anAfterRollbackProcessorThatIsNotABeanStopsTheApplication() {
+		assertThat(startupFailure(RefusedAfterRollback.class)).isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("Container factory 'droppingTxFactory' has a Kafka transaction manager and its own"
+					+ " after-rollback processor (" + DefaultAfterRollbackProcessor.class.getName() + ") that is not a bean")
+			.hasMessageContaining("FailedClaimRecoverer");
+	}
+
+	private Throwable startupFailure(Class<?> configuration) {
+		SpringApplicationBuilder application = new SpringApplicationBuilder(ItApplication.class, configuration)
+			.properties(database().properties().toArray(String[]::new))
+			.properties("spring.kafka.bootstrap-servers=" + bootstrapServers(), "it.run=" + RUN,
+					"spring.kafka.producer.transaction-id-prefix=it-refused-");
+		Throwable failure = catchThrowable(application::run);
+		while (failure != null && failure.getCause() != null && failure.getCause() != failure) {
+			failure = failure.getCause();
+		}
+		return failure;
+	}
+
 	private static boolean causedBy(ILoggingEvent event, Class<?> type) {
 		for (IThrowableProxy t = event.getThrowableProxy(); t != null; t = t.getCause()) {
 			if (t.getClassName().equals(type.getName())) {
@@ -380,6 +413,78 @@ abstract class AbstractKafkaTransactionsIT {
 		private void process(String group, ConsumerRecord<String, String> record) {
 			this.ledger.credit(group, record.key(), record.value());
 			this.template.send(OUT, record.key(), "out:" + record.key());
+		}
+
+	}
+
+	/** A batch listener on a factory with Spring Boot's Kafka transaction manager. */
+	@Configuration(proxyBeanMethods = false)
+	static class RefusedBatch {
+
+		@Bean
+		@Primary
+		DataSourceTransactionManager transactionManager(DataSource dataSource) {
+			return new DataSourceTransactionManager(dataSource);
+		}
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<String, String> batchTxFactory(
+				ConsumerFactory<String, String> consumerFactory, KafkaTransactionManager<?, ?> kafkaTransactionManager) {
+			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			factory.setConsumerFactory(consumerFactory);
+			factory.setBatchListener(true);
+			factory.getContainerProperties().setKafkaAwareTransactionManager(kafkaTransactionManager);
+			return factory;
+		}
+
+		@Bean
+		RefusedBatchListener refusedBatchListener() {
+			return new RefusedBatchListener();
+		}
+
+	}
+
+	static class RefusedBatchListener {
+
+		@KafkaListener(topics = HAND, groupId = "${it.run}-refused-batch", containerFactory = "batchTxFactory")
+		@IdempotentListener
+		public void on(List<ConsumerRecord<String, String>> records) {
+		}
+
+	}
+
+	/** A factory with a Kafka transaction manager and spring-kafka's logging after-rollback processor of its own. */
+	@Configuration(proxyBeanMethods = false)
+	static class RefusedAfterRollback {
+
+		@Bean
+		@Primary
+		DataSourceTransactionManager transactionManager(DataSource dataSource) {
+			return new DataSourceTransactionManager(dataSource);
+		}
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<String, String> droppingTxFactory(
+				ConsumerFactory<String, String> consumerFactory, KafkaTransactionManager<?, ?> kafkaTransactionManager) {
+			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			factory.setConsumerFactory(consumerFactory);
+			factory.getContainerProperties().setKafkaAwareTransactionManager(kafkaTransactionManager);
+			factory.setAfterRollbackProcessor(new DefaultAfterRollbackProcessor<>());
+			return factory;
+		}
+
+		@Bean
+		RefusedSingleListener refusedSingleListener() {
+			return new RefusedSingleListener();
+		}
+
+	}
+
+	static class RefusedSingleListener {
+
+		@KafkaListener(topics = HAND, groupId = "${it.run}-refused-single", containerFactory = "droppingTxFactory")
+		@IdempotentListener
+		public void on(ConsumerRecord<String, String> record) {
 		}
 
 	}

@@ -8,4 +8,9 @@ import org.springframework.test.context.TestPropertySource;
 		"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
 class PostgreSqlKafkaTransactionsIT extends AbstractKafkaTransactionsIT {
 
+	@Override
+	ItDatabase database() {
+		return ItDatabase.POSTGRESQL;
+	}
+
 }
