@@ -206,12 +206,6 @@ public class IdempotentAutoConfiguration {
 	}
 
 	@Bean
-	ContainerFactoryGuard idempotentContainerFactoryGuard(ObjectProvider<ListenerMethods> methods,
-			ListableBeanFactory beanFactory) {
-		return new ContainerFactoryGuard(methods::getObject, beanFactory);
-	}
-
-	@Bean
 	static RecordCaptureInstaller idempotentRecordCaptureInstaller() {
 		return new RecordCaptureInstaller();
 	}
@@ -226,6 +220,12 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	static ErrorHandlerClassifier idempotentErrorHandlerClassifier() {
 		return new ErrorHandlerClassifier();
+	}
+
+	@Bean
+	ContainerFactoryGuard idempotentContainerFactoryGuard(ObjectProvider<ListenerMethods> methods,
+			ListableBeanFactory beanFactory) {
+		return new ContainerFactoryGuard(methods::getObject, beanFactory);
 	}
 
 	/**
@@ -277,7 +277,8 @@ public class IdempotentAutoConfiguration {
 		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafkaOperations,
 				(record, ex) -> new TopicPartition(record.topic() + properties.getErrorHandling().getDeadLetterSuffix(), -1));
 		deadLetters.setHeadersFunction(new DeadLetterHeaders());
-		return new FailedClaimRecoverer(deadLetters, failureRecorder, KeyMasker.of(properties.isMaskKeys()));
+		return new FailedClaimRecoverer(deadLetters, failureRecorder,
+				dev.idempotent.key.KeyMasker.of(properties.isMaskKeys()));
 	}
 
 	private static BackOff untilItPasses(IdempotentProperties.ErrorHandling settings) {
