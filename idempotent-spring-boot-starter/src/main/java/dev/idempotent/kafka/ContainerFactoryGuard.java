@@ -126,7 +126,8 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 			CommonErrorHandler given = this.beanFactory.getBeanProvider(CommonErrorHandler.class).getIfUnique();
 			if (given == null) {
 				throw new IllegalStateException("Container factory '" + name + "' has no error handler, and there is"
-						+ " no single CommonErrorHandler bean to give it (the starter's needs a KafkaOperations bean):"
+						+ " no single CommonErrorHandler bean to give it (none, or several and none @Primary; the starter's"
+						+ " needs a KafkaOperations bean):"
 						+ " spring-kafka's default would retry a failing record and then drop it. Define a"
 						+ " KafkaTemplate bean (the starter's handler then dead-letters), or set an error handler bean"
 						+ " on the factory.");
@@ -164,8 +165,8 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 		if (given == null) {
 			throw new IllegalStateException("Container factory '" + name + "' has a Kafka transaction manager and"
 					+ " spring-kafka's default after-rollback processor, which retries a failing record and then"
-					+ " drops it, and there is no single AfterRollbackProcessor bean to give it (the starter's needs a"
-					+ " KafkaOperations bean). Define a KafkaTemplate bean, or set an after-rollback processor bean on"
+					+ " drops it, and there is no single AfterRollbackProcessor bean to give it (none, or several and"
+					+ " none @Primary; the starter's needs a KafkaOperations bean). Define a KafkaTemplate bean, or set an after-rollback processor bean on"
 					+ " the factory.");
 		}
 		setAfterRollbackProcessor(factory, given);
