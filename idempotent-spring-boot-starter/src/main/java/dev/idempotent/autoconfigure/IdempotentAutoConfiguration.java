@@ -22,6 +22,7 @@ import dev.idempotent.jdbc.SchemaInitializer;
 import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
+import dev.idempotent.kafka.ContainerFactoryGuard;
 import dev.idempotent.kafka.IdempotentListenerPostProcessor;
 import dev.idempotent.kafka.IdempotentListenerVerifier;
 import dev.idempotent.kafka.DeadLetterHeaders;
@@ -42,6 +43,7 @@ import dev.idempotent.retention.LateRecordGuard;
 import org.apache.kafka.common.TopicPartition;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -61,8 +63,10 @@ import org.springframework.context.annotation.Lazy;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.EnableKafka;
 import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.backoff.BackOff;
@@ -76,8 +80,9 @@ import org.springframework.util.function.SingletonSupplier;
  * transactional executor on its transaction manager, the advice around
  * listener methods, capture of the current record on every listener container factory, and, when the
  * application has none, an error handler that retries and then dead-letters (bad keys and, with retention, late
- * records at once). Every bean steps aside for one
- * the application defines.
+ * records at once), and its counterpart for containers with a Kafka transaction manager (an after-rollback
+ * processor); {@link ContainerFactoryGuard} gives them to the container factories the application builds itself.
+ * Every bean steps aside for one the application defines.
  *
  * @since 0.1.0
  */
@@ -231,6 +236,12 @@ public class IdempotentAutoConfiguration {
 		return new ErrorHandlerClassifier();
 	}
 
+	@Bean
+	ContainerFactoryGuard idempotentContainerFactoryGuard(ObjectProvider<ListenerMethods> methods,
+			ListableBeanFactory beanFactory) {
+		return new ContainerFactoryGuard(methods::getObject, beanFactory);
+	}
+
 	/**
 	 * The error handler when the application has none: failed records are retried with back-off, then published
 	 * to {@code <topic>.DLT} with the exception and key headers, and their key is marked FAILED; bad keys (and
@@ -257,6 +268,36 @@ public class IdempotentAutoConfiguration {
 		handler.setRetryListeners(backOff);
 		handler.setResetStateOnExceptionChange(false);
 		return handler;
+	}
+
+	/**
+	 * The after-rollback processor when the application has none, for containers with a Kafka transaction manager
+	 * (spring-kafka hands their failures to it, not to the error handler): the same retries, dead-letter topic,
+	 * FAILED rows, bad keys at once and transient back-off as {@link #idempotentErrorHandler}; the recovered
+	 * record's offset is committed in the Kafka transaction in which it was dead-lettered. Spring Boot sets it on
+	 * its own factory; {@link ContainerFactoryGuard} on factories the application builds.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(AfterRollbackProcessor.class)
+	@ConditionalOnBean(KafkaOperations.class)
+	DefaultAfterRollbackProcessor<Object, Object> idempotentAfterRollbackProcessor(KafkaOperations<?, ?> kafkaOperations,
+			FailureRecorder failureRecorder, IdempotentProperties properties) {
+		IdempotentProperties.ErrorHandling settings = properties.getErrorHandling();
+		DefaultAfterRollbackProcessor<Object, Object> processor = new DefaultAfterRollbackProcessor<>(
+				deadLetterRecoverer(kafkaOperations, failureRecorder, properties),
+				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()), kafkaOperations, true);
+		processor.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
+		processor.setBackOffFunction((record, ex) -> TransientFailures.isTransient(ex) ? untilItPasses(settings) : null);
+		return processor;
+	}
+
+	private static FailedClaimRecoverer deadLetterRecoverer(KafkaOperations<?, ?> kafkaOperations,
+			FailureRecorder failureRecorder, IdempotentProperties properties) {
+		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafkaOperations,
+				(record, ex) -> new TopicPartition(record.topic() + properties.getErrorHandling().getDeadLetterSuffix(), -1));
+		deadLetters.setHeadersFunction(new DeadLetterHeaders());
+		return new FailedClaimRecoverer(deadLetters, failureRecorder,
+				dev.idempotent.key.KeyMasker.of(properties.isMaskKeys()));
 	}
 
 	private static BackOff untilItPasses(IdempotentProperties.ErrorHandling settings) {

@@ -1,0 +1,165 @@
+package dev.idempotent.autoconfigure;
+
+import javax.sql.DataSource;
+
+import dev.idempotent.kafka.IdempotentListener;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.core.ConsumerFactory;
+import org.springframework.kafka.listener.AbstractMessageListenerContainer;
+import org.springframework.kafka.listener.AfterRollbackProcessor;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.CommonLoggingErrorHandler;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.transaction.KafkaTransactionManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What {@code ContainerFactoryGuard} sets on, accepts from and refuses of container factories the application
+ * builds itself, read from the listener containers that Spring Kafka creates (never started here).
+ */
+class ContainerFactoryGuardTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+				IdempotentAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:guard;MODE=MySQL;DB_CLOSE_DELAY=-1",
+				"spring.kafka.bootstrap-servers=127.0.0.1:9", "idempotent.jdbc.initialize-schema=always");
+
+	@Test
+	void aHandBuiltFactoryWithoutAnErrorHandlerGetsTheStarters() {
+		this.runner.withUserConfiguration(HandBuilt.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(container(context.getBean(KafkaListenerEndpointRegistry.class)).getCommonErrorHandler())
+				.isSameAs(context.getBean(CommonErrorHandler.class))
+				.isInstanceOf(DefaultErrorHandler.class);
+		});
+	}
+
+	@Test
+	void aHandBuiltFactoryWithAnErrorHandlerBeanKeepsIt() {
+		this.runner.withUserConfiguration(HandBuiltWithBeanHandler.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(container(context.getBean(KafkaListenerEndpointRegistry.class)).getCommonErrorHandler())
+				.isSameAs(context.getBean("ownHandler"));
+		});
+	}
+
+	@Test
+	void aHandBuiltFactoryWithoutAnErrorHandlerIsRefusedWhenThereIsNoSingleOneToGiveIt() {
+		this.runner.withUserConfiguration(HandBuilt.class)
+			.withBean("firstHandler", CommonErrorHandler.class, CommonLoggingErrorHandler::new)
+			.withBean("secondHandler", CommonErrorHandler.class, CommonLoggingErrorHandler::new)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("Container factory 'myFactory' has no error handler, and there is no single"
+						+ " CommonErrorHandler bean to give it"));
+	}
+
+	@Test
+	void aHandBuiltFactoryWithAKafkaTransactionManagerGetsTheStartersAfterRollbackProcessor() {
+		this.runner.withUserConfiguration(HandBuiltTransactional.class)
+			.withPropertyValues("spring.kafka.producer.transaction-id-prefix=guard-")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				AbstractMessageListenerContainer<?, ?> container = container(
+						context.getBean(KafkaListenerEndpointRegistry.class));
+				assertThat(container.getAfterRollbackProcessor()).isSameAs(context.getBean(AfterRollbackProcessor.class));
+				assertThat(container.getContainerProperties().getKafkaAwareTransactionManager()).isNotNull();
+			});
+	}
+
+	private static AbstractMessageListenerContainer<?, ?> container(KafkaListenerEndpointRegistry registry) {
+		return (AbstractMessageListenerContainer<?, ?>) registry.getListenerContainer("hand");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HandBuilt {
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<String, String> myFactory(ConsumerFactory<String, String> consumerFactory) {
+			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			factory.setConsumerFactory(consumerFactory);
+			return factory;
+		}
+
+		@Bean
+		HandBuiltListener handBuiltListener() {
+			return new HandBuiltListener();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HandBuiltWithBeanHandler {
+
+		@Bean
+		DefaultErrorHandler ownHandler() {
+			return new DefaultErrorHandler();
+		}
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<String, String> myFactory(ConsumerFactory<String, String> consumerFactory,
+				DefaultErrorHandler ownHandler) {
+			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			factory.setConsumerFactory(consumerFactory);
+			factory.setCommonErrorHandler(ownHandler);
+			return factory;
+		}
+
+		@Bean
+		HandBuiltListener handBuiltListener() {
+			return new HandBuiltListener();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HandBuiltTransactional {
+
+		@Bean
+		@Primary
+		DataSourceTransactionManager transactionManager(DataSource dataSource) {
+			return new DataSourceTransactionManager(dataSource);
+		}
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<String, String> myFactory(ConsumerFactory<String, String> consumerFactory,
+				KafkaTransactionManager<?, ?> kafkaTransactionManager) {
+			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			factory.setConsumerFactory(consumerFactory);
+			factory.getContainerProperties().setKafkaAwareTransactionManager(kafkaTransactionManager);
+			return factory;
+		}
+
+		@Bean
+		HandBuiltListener handBuiltListener() {
+			return new HandBuiltListener();
+		}
+
+	}
+
+	static class HandBuiltListener {
+
+		@KafkaListener(id = "hand", topics = "orders", groupId = "guard", containerFactory = "myFactory",
+				autoStartup = "false")
+		@IdempotentListener(key = "#payload")
+		public void onEvent(String payload) {
+		}
+
+	}
+
+}
