@@ -68,6 +68,7 @@ import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.FailedRecordProcessor;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -254,20 +255,9 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnBean(KafkaOperations.class)
 	DefaultErrorHandler idempotentErrorHandler(KafkaOperations<?, ?> kafkaOperations, FailureRecorder failureRecorder,
 			IdempotentProperties properties) {
-		IdempotentProperties.ErrorHandling settings = properties.getErrorHandling();
-		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafkaOperations,
-				(record, ex) -> new TopicPartition(record.topic() + settings.getDeadLetterSuffix(), -1));
-		deadLetters.setHeadersFunction(new DeadLetterHeaders());
-		TransientAwareBackOff backOff = new TransientAwareBackOff(
-				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()), untilItPasses(settings));
-		DefaultErrorHandler handler = new DefaultErrorHandler(new FailedClaimRecoverer(deadLetters, failureRecorder,
-				properties.keyMasker()), backOff);
-		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class,
-				NullPayloadException.class);
-		// the back-off follows each attempt's own failure; a new one per exception class would restart the count
-		handler.setRetryListeners(backOff);
-		handler.setResetStateOnExceptionChange(false);
-		return handler;
+		TransientAwareBackOff backOff = backOff(properties.getErrorHandling());
+		return classified(new DefaultErrorHandler(deadLetterRecoverer(kafkaOperations, failureRecorder, properties),
+				backOff), backOff);
 	}
 
 	/**
@@ -282,13 +272,26 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnBean(KafkaOperations.class)
 	DefaultAfterRollbackProcessor<Object, Object> idempotentAfterRollbackProcessor(KafkaOperations<?, ?> kafkaOperations,
 			FailureRecorder failureRecorder, IdempotentProperties properties) {
-		IdempotentProperties.ErrorHandling settings = properties.getErrorHandling();
-		DefaultAfterRollbackProcessor<Object, Object> processor = new DefaultAfterRollbackProcessor<>(
-				deadLetterRecoverer(kafkaOperations, failureRecorder, properties),
-				new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()), kafkaOperations, true);
-		processor.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
-		processor.setBackOffFunction((record, ex) -> TransientFailures.isTransient(ex) ? untilItPasses(settings) : null);
+		TransientAwareBackOff backOff = backOff(properties.getErrorHandling());
+		return classified(new DefaultAfterRollbackProcessor<>(
+				deadLetterRecoverer(kafkaOperations, failureRecorder, properties), backOff, kafkaOperations, true), backOff);
+	}
+
+	/**
+	 * Retries by the back-off chosen from each attempt's own failure (a new one per exception class would restart
+	 * the count), and recovers at once what retrying cannot fix: bad keys, late records, null payloads.
+	 */
+	private static <P extends FailedRecordProcessor> P classified(P processor, TransientAwareBackOff backOff) {
+		processor.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class,
+				NullPayloadException.class);
+		processor.setRetryListeners(backOff);
+		processor.setResetStateOnExceptionChange(false);
 		return processor;
+	}
+
+	private static TransientAwareBackOff backOff(IdempotentProperties.ErrorHandling settings) {
+		return new TransientAwareBackOff(new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()),
+				untilItPasses(settings));
 	}
 
 	private static FailedClaimRecoverer deadLetterRecoverer(KafkaOperations<?, ?> kafkaOperations,
@@ -296,8 +299,7 @@ public class IdempotentAutoConfiguration {
 		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafkaOperations,
 				(record, ex) -> new TopicPartition(record.topic() + properties.getErrorHandling().getDeadLetterSuffix(), -1));
 		deadLetters.setHeadersFunction(new DeadLetterHeaders());
-		return new FailedClaimRecoverer(deadLetters, failureRecorder,
-				dev.idempotent.key.KeyMasker.of(properties.isMaskKeys()));
+		return new FailedClaimRecoverer(deadLetters, failureRecorder, properties.keyMasker());
 	}
 
 	private static BackOff untilItPasses(IdempotentProperties.ErrorHandling settings) {
