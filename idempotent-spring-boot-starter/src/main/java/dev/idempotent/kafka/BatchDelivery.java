@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.idempotent.claim.BatchOutcome;
+import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
@@ -48,7 +49,7 @@ final class BatchDelivery {
 
 	private final int listIndex;
 
-	private boolean methodRan;
+	private DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.NONE;
 
 	BatchDelivery(ListenerMethod listener, MethodInvocation invocation, List<ConsumerRecord<?, ?>> records,
 			TransactionalClaimExecutor executor, ClaimListener claimListener, LateRecordCheck lateRecords) {
@@ -67,7 +68,30 @@ final class BatchDelivery {
 		}
 	}
 
-	@Nullable Object process(@Nullable DeferredAcknowledgment acknowledgment) throws Throwable {
+	/**
+	 * Process the batch; its acknowledgment is passed on as {@link DeliveryAcknowledgment} says.
+	 * @param acknowledgment the delivery's acknowledgment, {@link DeliveryAcknowledgment#NONE} if the method takes none
+	 * @return what the method returned, or {@code null}
+	 * @throws Throwable a {@link BatchListenerFailedException} for a failing record, or what the batch threw
+	 */
+	@Nullable Object process(DeliveryAcknowledgment acknowledgment) throws Throwable {
+		this.acknowledgment = acknowledgment;
+		try {
+			Object value = processRecords();
+			acknowledgment.complete();
+			return value;
+		}
+		catch (DeliveryAcknowledgment.Nack nack) {
+			acknowledgment.nacked(nack);
+			return null;
+		}
+		catch (Throwable ex) {
+			acknowledgment.failed();
+			throw ex;
+		}
+	}
+
+	private @Nullable Object processRecords() throws Throwable {
 		String scope = this.listener.scope();
 		List<ClaimRequest> requests = new ArrayList<>(this.records.size());
 		for (int i = 0; i < this.records.size(); i++) {
@@ -86,11 +110,7 @@ final class BatchDelivery {
 				throw new BatchListenerFailedException(ex.getMessage(), ex, i);
 			}
 		}
-		Object value = processWhole(requests, requests.size());
-		if (acknowledgment != null) {
-			acknowledgment.afterCommit(!this.methodRan);
-		}
-		return value;
+		return processWhole(requests, requests.size());
 	}
 
 	/** Process the first {@code count} records as one transaction, or record by record if it fails. */
@@ -98,11 +118,16 @@ final class BatchDelivery {
 		List<ClaimRequest> claims = requests.subList(0, count);
 		try {
 			BatchOutcome<Object> outcome = this.executor.executeBatchInOwnTransaction(claims,
-					(claimed) -> proceedWith(claimed.stream().map(this.elements::get).toList()));
+					this::proceedWith);
+			this.acknowledgment.committed(outcome.hits());
 			this.records.subList(0, count).forEach(FailedDeliveries::succeeded);
 			return outcome.value();
 		}
+		catch (DeliveryAcknowledgment.Nack nack) {
+			throw nack;
+		}
 		catch (Throwable batchFailure) {
+			this.acknowledgment.rolledBack();
 			return processOneByOne(claims);
 		}
 	}
@@ -110,12 +135,18 @@ final class BatchDelivery {
 	private @Nullable Object processOneByOne(List<ClaimRequest> claims) throws Throwable {
 		Object last = null;
 		for (int i = 0; i < claims.size(); i++) {
-			Object element = this.elements.get(i);
+			List<Integer> position = List.of(i);
 			try {
-				last = this.executor.executeInOwnTransaction(claims.get(i), () -> proceedWith(List.of(element))).value();
+				ClaimOutcome<Object> outcome = this.executor.executeInOwnTransaction(claims.get(i), () -> proceedWith(position));
+				this.acknowledgment.committed((outcome instanceof ClaimOutcome.Skipped) ? position : List.of());
+				last = outcome.value();
 				FailedDeliveries.succeeded(this.records.get(i));
 			}
+			catch (DeliveryAcknowledgment.Nack nack) {
+				throw nack;
+			}
 			catch (Throwable ex) {
+				this.acknowledgment.rolledBack();
 				FailedDeliveries.failed(this.records.get(i), claims.get(i), 1);
 				throw new BatchListenerFailedException("Record " + i + " of the batch failed: " + ex.getMessage(), ex, i);
 			}
@@ -123,11 +154,12 @@ final class BatchDelivery {
 		return last;
 	}
 
-	private @Nullable Object proceedWith(List<?> batch) throws Throwable {
-		this.methodRan = true;
+	/** Call the method with the elements at {@code positions}, and an acknowledgment that maps its indexes back. */
+	private @Nullable Object proceedWith(List<Integer> positions) throws Throwable {
 		Object[] arguments = this.invocation.getArguments().clone();
-		arguments[this.listIndex] = new ArrayList<>(batch);
-		return ((ProxyMethodInvocation) this.invocation).invocableClone(arguments).proceed();
+		arguments[this.listIndex] = new ArrayList<>(positions.stream().map(this.elements::get).toList());
+		return this.acknowledgment.call(arguments, positions,
+				() -> ((ProxyMethodInvocation) this.invocation).invocableClone(arguments).proceed());
 	}
 
 	private @Nullable Object[] argumentsWith(Object element) {
