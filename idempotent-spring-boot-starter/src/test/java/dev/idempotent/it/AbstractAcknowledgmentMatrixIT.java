@@ -75,6 +75,17 @@ abstract class AbstractAcknowledgmentMatrixIT {
 
 	static final List<ConcurrentMessageListenerContainer<?, ?>> containers = new CopyOnWriteArrayList<>();
 
+	/** The cases of the tests after the matrix; created per test class, since the subclasses share these fields. */
+	static Case PARTIAL;
+
+	static Case EACH;
+
+	static Case NACK;
+
+	static Case BATCH_NACK;
+
+	static Case ROLLBACK;
+
 	static KafkaTestSupport kafka;
 
 	static ItLedger ledger;
@@ -101,14 +112,30 @@ abstract class AbstractAcknowledgmentMatrixIT {
 		return all.stream();
 	}
 
-	/** Start every matrix case at once, in two rounds, so that the whole matrix takes as long as its slowest case. */
+	/**
+	 * Start every case at once (the matrix in two rounds), so that the class takes as long as its slowest case.
+	 */
 	@BeforeAll
 	static void startTheMatrix(@Autowired ApplicationContext context, @Autowired EmbeddedKafkaBroker broker)
 			throws Exception {
 		kafka = new KafkaTestSupport(broker.getBrokersAsString());
 		ledger = context.getBean(ItLedger.class);
 		List<Case> matrix = matrix().toList();
-		kafka.createTopics(1, matrix.stream().map(Case::topic).toArray(String[]::new));
+		PARTIAL = new Case("batch-partial", true, AckMode.MANUAL_IMMEDIATE, false, Behaviour.ACKNOWLEDGE_SECOND);
+		EACH = new Case("batch-each", true, AckMode.MANUAL_IMMEDIATE, false, Behaviour.ACKNOWLEDGE_EACH);
+		NACK = new Case("record-nack", false, AckMode.MANUAL_IMMEDIATE, false, Behaviour.NACK_FIRST);
+		BATCH_NACK = new Case("batch-nack", true, AckMode.MANUAL, false, Behaviour.NACK_FIRST);
+		ROLLBACK = new Case("record-rollback", false, AckMode.MANUAL_IMMEDIATE, false,
+				Behaviour.ACKNOWLEDGE_THEN_FAIL_FIRST);
+		kafka.createTopics(1, Stream.concat(matrix.stream(), Stream.of(PARTIAL, EACH, NACK, BATCH_NACK, ROLLBACK))
+			.map(Case::topic)
+			.toArray(String[]::new));
+		// positions 0..5; the method receives a, b, c, d (positions 0, 1, 3, 5): positions 2 and 4 are hits
+		startWithRecords(context, PARTIAL, "a", "b", "a", "c", "b", "d");
+		startWithRecords(context, EACH, "a", "b", "a", "c", "b", "d", "d");
+		startWithRecords(context, NACK, "a", "b");
+		startWithRecords(context, BATCH_NACK, "a", "b", "c");
+		startWithRecords(context, ROLLBACK, "a");
 		for (Case c : matrix) {
 			cases.put(c.topic(), c);
 			// round 1: acknowledged on the consumer thread, then on another thread before the commit, then a hit
@@ -129,6 +156,7 @@ abstract class AbstractAcknowledgmentMatrixIT {
 	static void stopTheContainers() {
 		containers.forEach(ConcurrentMessageListenerContainer::stop);
 		containers.clear();
+		cases.clear();
 		if (kafka != null) {
 			kafka.close();
 		}
@@ -146,11 +174,8 @@ abstract class AbstractAcknowledgmentMatrixIT {
 	}
 
 	@Test
-	void aPartialBatchAcknowledgmentIndexesTheListTheMethodReceivedAndIsPassedOnAfterTheCommit(
-			@Autowired ApplicationContext context) throws Exception {
-		Case c = new Case("batch-partial", true, AckMode.MANUAL_IMMEDIATE, false, Behaviour.ACKNOWLEDGE_SECOND);
-		// positions 0..5; the method receives a, b, c, d (positions 0, 1, 3, 5): positions 2 and 4 are hits
-		startWithRecords(context, c, "a", "b", "a", "c", "b", "d");
+	void aPartialBatchAcknowledgmentIndexesTheListTheMethodReceivedAndIsPassedOnAfterTheCommit() throws Exception {
+		Case c = PARTIAL;
 		// acknowledge(1) (b) commits b and the hit after it: the committed offset is the position of c
 		await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.committedOffset(c.group(), c.partition()) == 3);
 		assertThat(c.committedInside).as("nothing committed while the transaction was open").containsOnly(-1L);
@@ -159,10 +184,8 @@ abstract class AbstractAcknowledgmentMatrixIT {
 	}
 
 	@Test
-	void acknowledgingEveryElementByIndexCommitsTheWholeBatchHitsIncluded(@Autowired ApplicationContext context)
-			throws Exception {
-		Case c = new Case("batch-each", true, AckMode.MANUAL_IMMEDIATE, false, Behaviour.ACKNOWLEDGE_EACH);
-		startWithRecords(context, c, "a", "b", "a", "c", "b", "d", "d");
+	void acknowledgingEveryElementByIndexCommitsTheWholeBatchHitsIncluded() throws Exception {
+		Case c = EACH;
 		await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(c.group(), c.topic()) == 0);
 		assertThat(c.committedInside).containsOnly(-1L);
 		assertThat(ledger.rows(c.group())).isEqualTo(4);
@@ -171,9 +194,8 @@ abstract class AbstractAcknowledgmentMatrixIT {
 	}
 
 	@Test
-	void aNackRollsTheRecordBackAndItIsDeliveredAgain(@Autowired ApplicationContext context) throws Exception {
-		Case c = new Case("record-nack", false, AckMode.MANUAL_IMMEDIATE, false, Behaviour.NACK_FIRST);
-		startWithRecords(context, c, "a", "b");
+	void aNackRollsTheRecordBackAndItIsDeliveredAgain() throws Exception {
+		Case c = NACK;
 		await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(c.group(), c.topic()) == 0);
 		assertThat(c.errors).as("nack() was accepted").isEmpty();
 		assertThat(c.calls.get(c.key("a"))).as("delivered again after the nack").hasValue(2);
@@ -183,9 +205,8 @@ abstract class AbstractAcknowledgmentMatrixIT {
 	}
 
 	@Test
-	void aBatchNackRollsTheBatchBackAndItsListIsDeliveredAgain(@Autowired ApplicationContext context) throws Exception {
-		Case c = new Case("batch-nack", true, AckMode.MANUAL, false, Behaviour.NACK_FIRST);
-		startWithRecords(context, c, "a", "b", "c");
+	void aBatchNackRollsTheBatchBackAndItsListIsDeliveredAgain() throws Exception {
+		Case c = BATCH_NACK;
 		await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(c.group(), c.topic()) == 0);
 		assertThat(c.errors).as("nack(index) was accepted").isEmpty();
 		assertThat(c.calls.get(c.key("a"))).as("delivered again after the nack").hasValue(2);
@@ -194,11 +215,8 @@ abstract class AbstractAcknowledgmentMatrixIT {
 	}
 
 	@Test
-	void anAcknowledgmentInATransactionThatRollsBackIsNotPassedOn(@Autowired ApplicationContext context)
-			throws Exception {
-		Case c = new Case("record-rollback", false, AckMode.MANUAL_IMMEDIATE, false,
-				Behaviour.ACKNOWLEDGE_THEN_FAIL_FIRST);
-		startWithRecords(context, c, "a");
+	void anAcknowledgmentInATransactionThatRollsBackIsNotPassedOn() throws Exception {
+		Case c = ROLLBACK;
 		await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(c.group(), c.topic()) == 0);
 		assertThat(c.calls.get(c.key("a"))).hasValue(2);
 		assertThat(c.committedInside).as("the retry found the offset not committed").containsExactly(-1L);
@@ -206,7 +224,6 @@ abstract class AbstractAcknowledgmentMatrixIT {
 	}
 
 	private static void startWithRecords(ApplicationContext context, Case c, String... keys) throws Exception {
-		kafka.createTopics(1, c.topic());
 		cases.put(c.topic(), c);
 		for (String key : keys) {
 			kafka.send(c.topic(), c.key(key), "credit " + key);
