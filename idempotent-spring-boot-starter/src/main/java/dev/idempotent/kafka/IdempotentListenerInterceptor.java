@@ -99,7 +99,14 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 		}
 		catch (DeliveryAcknowledgment.Nack nack) {
 			// the method asked for the record again: its claim rolled back, the container seeks back to it
-			acknowledgment.nacked(nack);
+			try {
+				acknowledgment.nacked(nack);
+			}
+			catch (RuntimeException refused) {
+				// spring-kafka refused the nack (no manual ack mode): a failure of the record, as without the starter
+				FailedDeliveries.failed(record, request, (listener.mode() == ClaimMode.LEASED) ? 0 : 1);
+				throw refused;
+			}
 			return null;
 		}
 		catch (Throwable ex) {
