@@ -86,6 +86,8 @@ abstract class AbstractAcknowledgmentMatrixIT {
 
 	static Case ROLLBACK;
 
+	static Case ONE_BY_ONE;
+
 	static KafkaTestSupport kafka;
 
 	static ItLedger ledger;
@@ -127,7 +129,8 @@ abstract class AbstractAcknowledgmentMatrixIT {
 		BATCH_NACK = new Case("batch-nack", true, AckMode.MANUAL, false, Behaviour.NACK_FIRST);
 		ROLLBACK = new Case("record-rollback", false, AckMode.MANUAL_IMMEDIATE, false,
 				Behaviour.ACKNOWLEDGE_THEN_FAIL_FIRST);
-		kafka.createTopics(1, Stream.concat(matrix.stream(), Stream.of(PARTIAL, EACH, NACK, BATCH_NACK, ROLLBACK))
+		ONE_BY_ONE = new Case("batch-one-by-one", true, AckMode.MANUAL, true, Behaviour.ACKNOWLEDGE_THEN_FAIL_FIRST);
+		kafka.createTopics(1, Stream.concat(matrix.stream(), Stream.of(PARTIAL, EACH, NACK, BATCH_NACK, ROLLBACK, ONE_BY_ONE))
 			.map(Case::topic)
 			.toArray(String[]::new));
 		// positions 0..5; the method receives a, b, c, d (positions 0, 1, 3, 5): positions 2 and 4 are hits
@@ -136,6 +139,7 @@ abstract class AbstractAcknowledgmentMatrixIT {
 		startWithRecords(context, NACK, "a", "b");
 		startWithRecords(context, BATCH_NACK, "a", "b", "c");
 		startWithRecords(context, ROLLBACK, "a");
+		startWithRecords(context, ONE_BY_ONE, "a", "b", "a", "c");
 		for (Case c : matrix) {
 			cases.put(c.topic(), c);
 			// round 1: acknowledged on the consumer thread, then on another thread before the commit, then a hit
@@ -223,6 +227,16 @@ abstract class AbstractAcknowledgmentMatrixIT {
 		assertThat(ledger.rows(c.group())).isEqualTo(1);
 	}
 
+	@Test
+	void theAcknowledgmentsOfABatchProcessedRecordByRecordArePassedOnWhenTheBatchCompletes() throws Exception {
+		Case c = ONE_BY_ONE;
+		await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(c.group(), c.topic()) == 0);
+		assertThat(c.calls.get(c.key("a"))).as("in the failed batch, then alone").hasValue(2);
+		assertThat(c.calls.get(c.key("c"))).hasValue(2);
+		assertThat(ledger.rows(c.group())).isEqualTo(3);
+		assertThat(ledger.doubleCredits(c.group())).isEmpty();
+	}
+
 	private static void startWithRecords(ApplicationContext context, Case c, String... keys) throws Exception {
 		cases.put(c.topic(), c);
 		for (String key : keys) {
@@ -277,7 +291,7 @@ abstract class AbstractAcknowledgmentMatrixIT {
 		/** The first call nacks ({@code nack(sleep)}, or {@code nack(1, sleep)} for a batch), the next acknowledges. */
 		NACK_FIRST,
 
-		/** The first call acknowledges and then throws, the next acknowledges. */
+		/** The first call acknowledges and then throws, the next ones acknowledge. */
 		ACKNOWLEDGE_THEN_FAIL_FIRST
 
 	}
@@ -443,6 +457,13 @@ abstract class AbstractAcknowledgmentMatrixIT {
 					}
 					else {
 						acknowledgment.acknowledge();
+					}
+				}
+				case ACKNOWLEDGE_THEN_FAIL_FIRST -> {
+					acknowledgment.acknowledge();
+					if (call == 1) {
+						// rolls the batch back; it is then processed record by record, each call acknowledging
+						throw new IllegalStateException("failing after acknowledging");
 					}
 				}
 				default -> throw new IllegalStateException(c.behaviour() + " is for single records");
