@@ -34,7 +34,7 @@ import org.springframework.kafka.support.Acknowledgment;
  */
 final class DeliveryAcknowledgment {
 
-	/** For a method that takes no {@code Acknowledgment}: runs the method, passes nothing. */
+	/** For a method that takes no {@code Acknowledgment}: runs the method, keeps and passes nothing. */
 	static final DeliveryAcknowledgment NONE = new DeliveryAcknowledgment(null, -1, 0, false);
 
 	private final @Nullable Acknowledgment target;
@@ -118,6 +118,9 @@ final class DeliveryAcknowledgment {
 	 * @param hits positions in the delivery that were idempotent hits
 	 */
 	synchronized void committed(Collection<Integer> hits) {
+		if (this.target == null) {
+			return;
+		}
 		hits.forEach(this.hits::set);
 		DeferredAcknowledgment current = this.attempt;
 		this.attempt = null;
@@ -137,7 +140,7 @@ final class DeliveryAcknowledgment {
 
 	/** The delivery ended normally: pass what is done on to the container, and later requests straight through. */
 	synchronized void complete() {
-		if (this.state == State.IN_PROGRESS) {
+		if (this.target != null && this.state == State.IN_PROGRESS) {
 			this.state = State.COMPLETE;
 			pass();
 		}
@@ -146,7 +149,7 @@ final class DeliveryAcknowledgment {
 	/** The delivery failed: the error handler commits what it decides; later requests are dropped. */
 	synchronized void failed() {
 		rolledBack();
-		if (this.state == State.IN_PROGRESS) {
+		if (this.target != null && this.state == State.IN_PROGRESS) {
 			this.state = State.ENDED;
 		}
 	}
@@ -159,7 +162,7 @@ final class DeliveryAcknowledgment {
 	synchronized void nacked(Nack nack) {
 		rolledBack();
 		this.state = State.ENDED;
-		nack(nack.position(), nack.sleep());
+		passNack(nack.position(), nack.sleep());
 	}
 
 	/** A committed call of the method acknowledged every record up to {@code position}. */
@@ -171,8 +174,17 @@ final class DeliveryAcknowledgment {
 		}
 	}
 
-	/** A committed call of the method nacked from {@code position} after its commit: passed straight on. */
+	/**
+	 * A committed call of the method nacked from {@code position} after its commit: passed straight on (the
+	 * redelivery is a hit), unless the delivery failed or was nacked already.
+	 */
 	synchronized void nack(int position, Duration sleep) {
+		if (this.state != State.ENDED) {
+			passNack(position, sleep);
+		}
+	}
+
+	private void passNack(int position, Duration sleep) {
 		Acknowledgment container = target();
 		if (this.batch) {
 			container.nack(position, sleep);
@@ -255,7 +267,7 @@ final class DeliveryAcknowledgment {
 
 		private final int position;
 
-		private final transient Duration sleep;
+		private final Duration sleep;
 
 		Nack(int position, Duration sleep) {
 			super("The listener nacked the delivery (redelivery in " + sleep + "); its transaction is rolled back",

@@ -172,6 +172,31 @@ class DeferredAcknowledgmentTest {
 	}
 
 	@Test
+	void aNackAfterTheCommitPassesStraightThroughUnlessTheDeliveryFailed() throws Throwable {
+		DeliveryAcknowledgment delivery = batch(this.container, 3);
+		Acknowledgment first = call(delivery, List.of(0), (a) -> {
+		});
+		delivery.committed(List.of());
+		first.nack(0, Duration.ZERO);
+		assertThat(this.container.calls).containsExactly("nack(0, PT0S)");
+		delivery.failed();
+		first.nack(0, Duration.ZERO);
+		first.acknowledge();
+		assertThat(this.container.calls).containsExactly("nack(0, PT0S)");
+	}
+
+	@Test
+	void aMethodWithoutAcknowledgmentRunsAsIs() throws Throwable {
+		DeliveryAcknowledgment none = DeliveryAcknowledgment.of(new Object[] { "payload" }, 0, 1, false);
+		assertThat(none).isSameAs(DeliveryAcknowledgment.NONE);
+		@Nullable Object[] arguments = { "payload" };
+		assertThat(none.call(arguments, List.of(0), () -> "ran")).isEqualTo("ran");
+		none.committed(List.of(0));
+		none.complete();
+		assertThat(arguments).containsExactly("payload");
+	}
+
+	@Test
 	void aNackAfterAnExceptionIsDroppedTheErrorHandlerRetries() {
 		DeliveryAcknowledgment delivery = record(this.container);
 		assertThatIllegalStateException().isThrownBy(() -> call(delivery, List.of(0), (a) -> {
