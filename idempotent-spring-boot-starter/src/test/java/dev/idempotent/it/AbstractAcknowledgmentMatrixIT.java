@@ -88,6 +88,8 @@ abstract class AbstractAcknowledgmentMatrixIT {
 
 	static Case ONE_BY_ONE;
 
+	static Case ROLLBACK_ASYNC;
+
 	static KafkaTestSupport kafka;
 
 	static ItLedger ledger;
@@ -129,8 +131,10 @@ abstract class AbstractAcknowledgmentMatrixIT {
 		BATCH_NACK = new Case("batch-nack", true, AckMode.MANUAL, false, Behaviour.NACK_FIRST);
 		ROLLBACK = new Case("record-rollback", false, AckMode.MANUAL_IMMEDIATE, false,
 				Behaviour.ACKNOWLEDGE_THEN_FAIL_FIRST);
+		ROLLBACK_ASYNC = new Case("record-rollback-async", false, AckMode.MANUAL, true,
+				Behaviour.ACKNOWLEDGE_THEN_FAIL_FIRST);
 		ONE_BY_ONE = new Case("batch-one-by-one", true, AckMode.MANUAL, true, Behaviour.ACKNOWLEDGE_THEN_FAIL_FIRST);
-		kafka.createTopics(1, Stream.concat(matrix.stream(), Stream.of(PARTIAL, EACH, NACK, BATCH_NACK, ROLLBACK, ONE_BY_ONE))
+		kafka.createTopics(1, Stream.concat(matrix.stream(), Stream.of(PARTIAL, EACH, NACK, BATCH_NACK, ROLLBACK, ROLLBACK_ASYNC, ONE_BY_ONE))
 			.map(Case::topic)
 			.toArray(String[]::new));
 		// positions 0..5; the method receives a, b, c, d (positions 0, 1, 3, 5): positions 2 and 4 are hits
@@ -139,6 +143,7 @@ abstract class AbstractAcknowledgmentMatrixIT {
 		startWithRecords(context, NACK, "a", "b");
 		startWithRecords(context, BATCH_NACK, "a", "b", "c");
 		startWithRecords(context, ROLLBACK, "a");
+		startWithRecords(context, ROLLBACK_ASYNC, "a", "b");
 		startWithRecords(context, ONE_BY_ONE, "a", "b", "a", "c");
 		for (Case c : matrix) {
 			cases.put(c.topic(), c);
@@ -225,6 +230,16 @@ abstract class AbstractAcknowledgmentMatrixIT {
 		assertThat(c.calls.get(c.key("a"))).hasValue(2);
 		assertThat(c.committedInside).as("the retry found the offset not committed").containsExactly(-1L);
 		assertThat(ledger.rows(c.group())).isEqualTo(1);
+	}
+
+	@Test
+	void withAsyncAcksARecordThatFailedAfterAcknowledgingIsRetriedAndTheConsumerGoesOn() throws Exception {
+		Case c = ROLLBACK_ASYNC;
+		await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(c.group(), c.topic()) == 0);
+		assertThat(c.calls.get(c.key("a"))).as("each key fails once, then succeeds").hasValue(2);
+		assertThat(c.calls.get(c.key("b"))).hasValue(2);
+		assertThat(ledger.rows(c.group())).isEqualTo(2);
+		assertThat(ledger.doubleCredits(c.group())).isEmpty();
 	}
 
 	@Test
@@ -408,7 +423,9 @@ abstract class AbstractAcknowledgmentMatrixIT {
 						acknowledgment.acknowledge();
 						throw new IllegalStateException("failing after acknowledging");
 					}
-					c.committedInside().add(kafka.committedOffset(group, c.partition()));
+					if (record.offset() == 0) {
+						c.committedInside().add(kafka.committedOffset(group, c.partition()));
+					}
 					acknowledgment.acknowledge();
 				}
 				default -> throw new IllegalStateException(c.behaviour() + " is for batches");
