@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.idempotent.claim.BatchOutcome;
+import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
@@ -51,7 +52,7 @@ final class BatchDelivery {
 
 	private final LateRecordCheck lateRecords;
 
-	private boolean methodRan;
+	private DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.NONE;
 
 	/**
 	 * Prepare a delivery.
@@ -80,7 +81,30 @@ final class BatchDelivery {
 		}
 	}
 
-	@Nullable Object process(@Nullable DeferredAcknowledgment acknowledgment) throws Throwable {
+	/**
+	 * Process the batch; its acknowledgment is passed on as {@link DeliveryAcknowledgment} says.
+	 * @param acknowledgment the delivery's acknowledgment, {@link DeliveryAcknowledgment#NONE} if the method takes none
+	 * @return what the method returned, or {@code null}
+	 * @throws Throwable a {@link BatchListenerFailedException} for a failing record, or what the batch threw
+	 */
+	@Nullable Object process(DeliveryAcknowledgment acknowledgment) throws Throwable {
+		this.acknowledgment = acknowledgment;
+		try {
+			Object value = processRecords();
+			acknowledgment.complete();
+			return value;
+		}
+		catch (DeliveryAcknowledgment.Nack nack) {
+			acknowledgment.nacked(nack);
+			return null;
+		}
+		catch (Throwable ex) {
+			acknowledgment.failed();
+			throw ex;
+		}
+	}
+
+	private @Nullable Object processRecords() throws Throwable {
 		List<ClaimRequest> requests = new ArrayList<>(this.records.size());
 		for (int i = 0; i < this.records.size(); i++) {
 			try {
@@ -94,11 +118,7 @@ final class BatchDelivery {
 						+ ex.getMessage(), ex, i);
 			}
 		}
-		Object value = processWhole(requests, requests.size());
-		if (acknowledgment != null) {
-			acknowledgment.afterCommit(!this.methodRan);
-		}
-		return value;
+		return processWhole(requests, requests.size());
 	}
 
 	/**
@@ -134,10 +154,15 @@ final class BatchDelivery {
 		List<ClaimRequest> claims = requests.subList(0, count);
 		try {
 			BatchOutcome<Object> outcome = this.executor.executeBatchInOwnTransaction(claims, this::proceedWith);
+			this.acknowledgment.committed(outcome.hits());
 			this.records.subList(0, count).forEach(FailedDeliveries::succeeded);
 			return outcome.value();
 		}
+		catch (DeliveryAcknowledgment.Nack nack) {
+			throw nack;
+		}
 		catch (Throwable batchFailure) {
+			this.acknowledgment.rolledBack();
 			return processOneByOne(claims);
 		}
 	}
@@ -147,10 +172,16 @@ final class BatchDelivery {
 		for (int i = 0; i < claims.size(); i++) {
 			List<Integer> position = List.of(i);
 			try {
-				last = this.executor.executeInOwnTransaction(claims.get(i), () -> proceedWith(position)).value();
+				ClaimOutcome<Object> outcome = this.executor.executeInOwnTransaction(claims.get(i), () -> proceedWith(position));
+				this.acknowledgment.committed((outcome instanceof ClaimOutcome.Skipped) ? position : List.of());
+				last = outcome.value();
 				FailedDeliveries.succeeded(this.records.get(i));
 			}
+			catch (DeliveryAcknowledgment.Nack nack) {
+				throw nack;
+			}
 			catch (Throwable ex) {
+				this.acknowledgment.rolledBack();
 				FailedDeliveries.failed(this.records.get(i), claims.get(i), 1);
 				throw new BatchListenerFailedException("Record " + i + " of the batch failed: " + ex.getMessage(), ex, i);
 			}
@@ -158,11 +189,14 @@ final class BatchDelivery {
 		return last;
 	}
 
-	/** Call the method with the records at some positions of the batch, every per-record argument cut down alike. */
+	/**
+	 * Call the method with the records at some positions of the batch, every per-record argument cut down alike, and
+	 * an acknowledgment that maps its indexes back to those positions.
+	 */
 	private @Nullable Object proceedWith(List<Integer> positions) throws Throwable {
-		this.methodRan = true;
 		Object[] arguments = this.parameters.select(this.invocation.getArguments(), this.elements, positions);
-		return ((ProxyMethodInvocation) this.invocation).invocableClone(arguments).proceed();
+		return this.acknowledgment.call(arguments, positions,
+				() -> ((ProxyMethodInvocation) this.invocation).invocableClone(arguments).proceed());
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.ClaimedWork;
 import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
@@ -17,7 +18,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.kafka.support.Acknowledgment;
 
 /**
  * The advice around an {@link IdempotentListener} method: reads the record bound to the consumer thread,
@@ -26,9 +26,13 @@ import org.springframework.kafka.support.Acknowledgment;
  * counted as rejected and thrown as {@link InvalidIdempotencyKeyException}, which the error handler sends to
  * the dead-letter topic without retrying. A record older than the retention period goes through the
  * {@link LateRecordCheck} first. An {@code Acknowledgment} argument is replaced by a
- * {@link DeferredAcknowledgment}, passed on only after the transaction committed.
+ * {@link DeferredAcknowledgment}, whose requests are passed on only after the transaction committed (a hit is
+ * acknowledged on the method's behalf); a {@code nack} rolls the transaction back and is then passed on.
  */
 final class IdempotentListenerInterceptor implements MethodInterceptor {
+
+	/** The position of a single record in its delivery. */
+	private static final List<Integer> SINGLE_RECORD = List.of(0);
 
 	private final Supplier<ListenerMethods> methods;
 
@@ -61,7 +65,8 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			}
 			return new BatchDelivery(listener, invocation, batch, this.executor.get(), this.claimListener.get(),
 					this.lateRecords)
-				.process(deferAcknowledgment(invocation, listener.endpoint()));
+				.process(DeliveryAcknowledgment.of(invocation.getArguments(), listener.endpoint().acknowledgmentIndex(),
+						batch.size(), true));
 		}
 		ConsumerRecord<?, ?> record = CurrentRecord.get();
 		if (record == null) {
@@ -79,18 +84,33 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			throw ex;
 		}
 		this.lateRecords.check(request, record);
-		DeferredAcknowledgment acknowledgment = deferAcknowledgment(invocation, listener.endpoint());
+		DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.of(invocation.getArguments(),
+				listener.endpoint().acknowledgmentIndex(), 1, false);
+		ClaimedWork<@Nullable Object> work = () -> acknowledgment.call(invocation.getArguments(), SINGLE_RECORD,
+				invocation::proceed);
 		try {
 			ClaimOutcome<Object> outcome = (listener.mode() == ClaimMode.LEASED)
-					? this.leasedExecutor.get().execute(request, listener.lease(), invocation::proceed)
-					: this.executor.get().executeInOwnTransaction(request, invocation::proceed);
+					? this.leasedExecutor.get().execute(request, listener.lease(), work)
+					: this.executor.get().executeInOwnTransaction(request, work);
 			FailedDeliveries.succeeded(record);
-			if (acknowledgment != null) {
-				acknowledgment.afterCommit(outcome instanceof ClaimOutcome.Skipped);
-			}
+			acknowledgment.committed((outcome instanceof ClaimOutcome.Skipped) ? SINGLE_RECORD : List.of());
+			acknowledgment.complete();
 			return outcome.value();
 		}
+		catch (DeliveryAcknowledgment.Nack nack) {
+			// the method asked for the record again: its claim rolled back, the container seeks back to it
+			try {
+				acknowledgment.nacked(nack);
+			}
+			catch (RuntimeException refused) {
+				// spring-kafka refused the nack (no manual ack mode): a failure of the record, as without the starter
+				FailedDeliveries.failed(record, request, (listener.mode() == ClaimMode.LEASED) ? 0 : 1);
+				throw refused;
+			}
+			return null;
+		}
 		catch (Throwable ex) {
+			acknowledgment.failed();
 			// a released lease already counted its attempt in the row
 			FailedDeliveries.failed(record, request, (listener.mode() == ClaimMode.LEASED) ? 0 : 1);
 			throw ex;
@@ -114,18 +134,6 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			}
 		}
 		return CurrentRecord.batch();
-	}
-
-	private static @Nullable DeferredAcknowledgment deferAcknowledgment(MethodInvocation invocation,
-			KafkaEndpoint endpoint) {
-		int index = endpoint.acknowledgmentIndex();
-		Object[] arguments = invocation.getArguments();
-		if (index < 0 || index >= arguments.length || !(arguments[index] instanceof Acknowledgment target)) {
-			return null;
-		}
-		DeferredAcknowledgment deferred = new DeferredAcknowledgment(target);
-		arguments[index] = deferred;
-		return deferred;
 	}
 
 	private static Method targetMethod(MethodInvocation invocation) {
