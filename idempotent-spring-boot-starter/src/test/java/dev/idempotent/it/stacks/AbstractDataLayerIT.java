@@ -38,12 +38,12 @@ abstract class AbstractDataLayerIT extends AbstractStackIT {
 	void aSuccessCommitsTheRowAndTheClaimOnceAndAReplayIsAHitThatWritesNothing() throws Exception {
 		String key = RUN + "-ok";
 		try (KafkaTestSupport kafka = kafka()) {
-			kafka.send(PaymentListener.TOPIC, key, RUN + "-ref-ok|ok");
+			kafka.send(PaymentListener.TOPIC, key, this.group + "-ref-ok|ok");
 			await().atMost(KafkaTestSupport.timeout()).until(() -> Integer.valueOf(1).equals(status(this.group, key)));
 			assertThat(this.payments.rows(this.group, key)).isOne();
 
 			long hitsBefore = hits(this.group);
-			kafka.send(PaymentListener.TOPIC, key, RUN + "-ref-ok|ok");
+			kafka.send(PaymentListener.TOPIC, key, this.group + "-ref-ok|ok");
 			await().atMost(KafkaTestSupport.timeout()).until(() -> hits(this.group) - hitsBefore == 1);
 			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(this.group, PaymentListener.TOPIC) == 0);
 		}
@@ -56,7 +56,7 @@ abstract class AbstractDataLayerIT extends AbstractStackIT {
 		String key = RUN + "-fail-once";
 		long hitsBefore = hits(this.group);
 		try (KafkaTestSupport kafka = kafka()) {
-			kafka.send(PaymentListener.TOPIC, key, RUN + "-ref-fail-once|fail-once");
+			kafka.send(PaymentListener.TOPIC, key, this.group + "-ref-fail-once|fail-once");
 			await().atMost(KafkaTestSupport.timeout()).until(() -> Integer.valueOf(1).equals(status(this.group, key)));
 			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(this.group, PaymentListener.TOPIC) == 0);
 		}
@@ -70,7 +70,7 @@ abstract class AbstractDataLayerIT extends AbstractStackIT {
 	void aRecordThatAlwaysFailsAfterItsWriteIsDeadLetteredWithNoRowAndItsKeyFailed() throws Exception {
 		String key = RUN + "-fail-always";
 		try (KafkaTestSupport kafka = kafka(); Consumer<String, String> reader = deadLetterReader(DLT)) {
-			kafka.send(PaymentListener.TOPIC, key, RUN + "-ref-fail-always|fail-always");
+			kafka.send(PaymentListener.TOPIC, key, this.group + "-ref-fail-always|fail-always");
 			ConsumerRecord<String, String> dead = awaitDeadLetter(reader, key);
 			assertThat(header(dead, "kafka_dlt-exception-message")).contains("on purpose");
 			await().atMost(KafkaTestSupport.timeout()).until(() -> Integer.valueOf(2).equals(status(this.group, key)));
@@ -83,7 +83,7 @@ abstract class AbstractDataLayerIT extends AbstractStackIT {
 	void aBusinessUniqueViolationIsAFailureOfTheRecordNeverAHit() throws Exception {
 		String first = RUN + "-unique-first";
 		String second = RUN + "-unique-second";
-		String reference = RUN + "-ref-taken";
+		String reference = this.group + "-ref-taken";
 		long hitsBefore = hits(this.group);
 		try (KafkaTestSupport kafka = kafka(); Consumer<String, String> reader = deadLetterReader(DLT)) {
 			kafka.send(PaymentListener.TOPIC, first, reference + "|ok");

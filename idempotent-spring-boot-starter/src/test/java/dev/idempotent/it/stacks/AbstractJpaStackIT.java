@@ -45,7 +45,7 @@ abstract class AbstractJpaStackIT extends AbstractDataLayerIT {
 		assertThat(ReflectionTestUtils.getField(this.executor, "transactionManager")).isSameAs(this.transactionManager);
 		String key = RUN + "-connection";
 		try (KafkaTestSupport kafka = kafka()) {
-			kafka.send(PaymentListener.TOPIC, key, RUN + "-ref-connection|ok");
+			kafka.send(PaymentListener.TOPIC, key, this.group + "-ref-connection|ok");
 			await().atMost(KafkaTestSupport.timeout()).until(() -> Integer.valueOf(1).equals(status(this.group, key)));
 		}
 		assertThat(this.writer.sharedConnection()).isTrue();

@@ -73,6 +73,17 @@ abstract class AbstractStackIT {
 			.sum();
 	}
 
+	/** A claim counter summed over every scope that starts with {@code prefix}. */
+	long countInScopesStartingWith(String prefix, String outcome) {
+		return (long) this.meters.find(MicrometerClaimListener.CLAIMS)
+			.tag("outcome", outcome)
+			.counters()
+			.stream()
+			.filter((counter) -> String.valueOf(counter.getId().getTag("scope")).startsWith(prefix))
+			.mapToDouble(Counter::count)
+			.sum();
+	}
+
 	/** The status code of a key's claim row (0 PROCESSING, 1 SUCCEEDED, 2 FAILED), or null without a row. */
 	@Nullable Integer status(String scope, String key) {
 		List<Integer> statuses = this.jdbc.queryForList(
@@ -104,6 +115,16 @@ abstract class AbstractStackIT {
 			return seen.stream().anyMatch((record) -> key.equals(header(record, IdempotencyHeaders.KEY)));
 		});
 		return seen.stream().filter((record) -> key.equals(header(record, IdempotencyHeaders.KEY))).findFirst().orElseThrow();
+	}
+
+	/** Wait for a record with that value. */
+	static ConsumerRecord<String, String> awaitRecordWithValue(Consumer<String, String> reader, String value) {
+		List<ConsumerRecord<String, String>> seen = new ArrayList<>();
+		await().atMost(KafkaTestSupport.timeout()).until(() -> {
+			KafkaTestUtils.getRecords(reader, Duration.ofMillis(200)).forEach(seen::add);
+			return seen.stream().anyMatch((record) -> value.equals(record.value()));
+		});
+		return seen.stream().filter((record) -> value.equals(record.value())).findFirst().orElseThrow();
 	}
 
 	static @Nullable String header(ConsumerRecord<?, ?> record, String name) {

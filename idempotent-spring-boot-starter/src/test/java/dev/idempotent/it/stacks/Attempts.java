@@ -5,16 +5,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Counts the listener's calls per key and fails on purpose as the record's payload asks: {@code ok},
- * {@code fail-once}, {@code fail-twice} or {@code fail-always}, after the business write.
+ * Counts the listener's calls per key ({@link #call}, first thing in the listener) and fails on purpose as the
+ * record asks ({@link #failIfAsked}, after the business write): {@code ok}, {@code fail-once},
+ * {@code fail-twice} or {@code fail-always}.
  */
 public class Attempts {
 
 	private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
 
-	/** Count a call of {@code key} and throw if its mode asks for a failure on this call. */
-	public void after(String key, String mode) {
-		int call = this.calls.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+	/** Count a call of {@code key}; returns its number, from 1. */
+	public int call(String key) {
+		return this.calls.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+	}
+
+	/** Throw if {@code mode} asks for a failure on call number {@code call}. */
+	public void failIfAsked(String key, String mode, int call) {
 		boolean fail = switch (mode) {
 			case "ok" -> false;
 			case "fail-once" -> call == 1;

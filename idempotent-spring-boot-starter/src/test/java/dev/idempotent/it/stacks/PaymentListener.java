@@ -29,9 +29,10 @@ public class PaymentListener {
 	@KafkaListener(topics = TOPIC, groupId = "${it.run}-${it.stack}")
 	@IdempotentListener
 	public void onPayment(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+		int call = this.attempts.call(key);
 		String[] parts = payload.split("\\|");
 		this.writer.save(this.group, key, parts[0]);
-		this.attempts.after(key, parts[1]);
+		this.attempts.failIfAsked(key, parts[1], call);
 	}
 
 }

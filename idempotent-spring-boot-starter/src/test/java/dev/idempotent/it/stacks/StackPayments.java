@@ -1,6 +1,7 @@
 package dev.idempotent.it.stacks;
 
 import java.util.Objects;
+import java.util.UUID;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -20,6 +21,12 @@ public class StackPayments {
 	public StackPayments(JdbcTemplate jdbc) {
 		this.jdbc = jdbc;
 		jdbc.execute(DDL);
+	}
+
+	/** Credit a payment of {@code key} with a fresh reference; for listeners that write with plain JDBC. */
+	public void credit(String group, String key) {
+		this.jdbc.update("INSERT INTO stack_payment (id, grp, idem_key, reference) VALUES (?, ?, ?, ?)",
+				UUID.randomUUID().toString(), group, key, UUID.randomUUID().toString());
 	}
 
 	/** Count the rows of one key in a group. */
