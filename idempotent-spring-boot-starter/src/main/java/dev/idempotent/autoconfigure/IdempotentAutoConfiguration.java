@@ -26,6 +26,8 @@ import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotentListenerPostProcessor;
 import dev.idempotent.kafka.IdempotentListenerVerifier;
 import dev.idempotent.kafka.DeadLetterHeaders;
+import dev.idempotent.kafka.DeadLetterTemplates;
+import dev.idempotent.kafka.RetryTopicComponents;
 import dev.idempotent.kafka.ErrorHandlerClassifier;
 import dev.idempotent.kafka.FailedClaimRecoverer;
 import dev.idempotent.kafka.TransientFailures;
@@ -61,6 +63,8 @@ import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
+import org.springframework.kafka.retrytopic.RetryTopicConfigurationSupport;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -226,10 +230,10 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
 	@ConditionalOnBean(KafkaOperations.class)
-	DefaultErrorHandler idempotentErrorHandler(KafkaOperations<?, ?> kafkaOperations, FailureRecorder failureRecorder,
+	DefaultErrorHandler idempotentErrorHandler(DeadLetterTemplates deadLetterTemplates, FailureRecorder failureRecorder,
 			IdempotentProperties properties) {
 		IdempotentProperties.ErrorHandling settings = properties.getErrorHandling();
-		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafkaOperations,
+		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(deadLetterTemplates.byValueType(),
 				(record, ex) -> new TopicPartition(record.topic() + settings.getDeadLetterSuffix(), -1));
 		deadLetters.setHeadersFunction(new DeadLetterHeaders());
 		DefaultErrorHandler handler = new DefaultErrorHandler(new FailedClaimRecoverer(deadLetters, failureRecorder,
@@ -238,6 +242,28 @@ public class IdempotentAutoConfiguration {
 		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
 		handler.setBackOffFunction((record, ex) -> TransientFailures.isTransient(ex) ? untilItPasses(settings) : null);
 		return handler;
+	}
+
+	/**
+	 * The templates of the starter's dead-letter publishing: the application's, and one for the raw bytes of
+	 * records an {@code ErrorHandlingDeserializer} could not read. Applications with their own error handler can
+	 * give it to their {@code DeadLetterPublishingRecoverer} too.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(KafkaOperations.class)
+	DeadLetterTemplates idempotentDeadLetterTemplates(KafkaOperations<?, ?> kafkaOperations) {
+		return new DeadLetterTemplates(kafkaOperations);
+	}
+
+	/**
+	 * The components of {@code @RetryableTopic} retries, with bad keys and late records sent to the {@code -dlt}
+	 * topic at once and the library's dead-letter headers, unless the application configures retry topics itself.
+	 */
+	@Bean
+	@ConditionalOnMissingBean({ RetryTopicComponentFactory.class, RetryTopicConfigurationSupport.class })
+	RetryTopicComponents idempotentRetryTopicComponents() {
+		return new RetryTopicComponents();
 	}
 
 	private static BackOff untilItPasses(IdempotentProperties.ErrorHandling settings) {

@@ -5,6 +5,7 @@ import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.metrics.MicrometerClaimListener;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -49,7 +50,9 @@ abstract class AbstractPoisonRecordStackIT extends AbstractStackIT {
 			kafka.send(TOPIC, after, "pay");
 			ConsumerRecord<String, String> dead = awaitRecordWithValue(reader, "poison " + RUN);
 			assertThat(header(dead, "kafka_dlt-exception-fqcn")).contains("DeserializationException");
-			assertThat(header(dead, "kafka_dlt-exception-message")).contains("Cannot read");
+			assertThat(header(dead, "kafka_dlt-exception-message")).contains("failed to deserialize");
+			assertThat(header(dead, "kafka_dlt-exception-stacktrace")).contains(SerializationException.class.getName())
+				.contains("Cannot read 'poison " + RUN + "'");
 			assertThat(header(dead, IdempotencyHeaders.KEY)).isEqualTo(poison);
 			// never claimed, so no scope/key of a failed claim and no rejection
 			assertThat(header(dead, IdempotencyHeaders.DEAD_LETTER_SCOPE)).isNull();

@@ -24,7 +24,7 @@ import static org.awaitility.Awaitility.await;
  * replay of it on the main topic is a hit; a bad key goes to the {@code -dlt} topic at once, with the reason.
  */
 @SpringBootTest(classes = RetryTopicStackApplication.class)
-@EmbeddedKafka(partitions = 1, topics = RetryTopicStackApplication.TOPIC)
+@EmbeddedKafka(partitions = 1, topics = { RetryTopicStackApplication.TOPIC, RetryTopicStackApplication.SCOPED_TOPIC })
 abstract class AbstractRetryTopicStackIT extends AbstractStackIT {
 
 	static final String TOPIC = RetryTopicStackApplication.TOPIC;
@@ -73,13 +73,34 @@ abstract class AbstractRetryTopicStackIT extends AbstractStackIT {
 	}
 
 	@Test
+	void withAnExplicitScopeAReplayOnTheMainTopicOfARecordThatSucceededOnARetryTopicIsAHit() throws Exception {
+		String key = RUN + "-scoped-replayed";
+		String scoped = this.group + "-scoped";
+		try (KafkaTestSupport kafka = kafka()) {
+			kafka.send(RetryTopicStackApplication.SCOPED_TOPIC, key, "fail-once");
+			await().atMost(KafkaTestSupport.timeout())
+				.until(() -> this.attempts.of(key) == 2 && Integer.valueOf(1).equals(status(scoped, key)));
+			long hitsBefore = hits(scoped);
+			kafka.send(RetryTopicStackApplication.SCOPED_TOPIC, key, "ok");
+			await().atMost(KafkaTestSupport.timeout())
+				.until(() -> hits(scoped) - hitsBefore == 1 || this.payments.rows(scoped, key) > 1);
+		}
+		assertThat(this.payments.rows(scoped, key)).isOne();
+		assertThat(this.attempts.of(key)).isEqualTo(2);
+		assertThat(claimsOfKey(key)).hasSize(1);
+	}
+
+	@Test
 	void aBadKeyGoesToTheDeadLetterTopicAtOnceWithTheReason() throws Exception {
 		long rejectedBefore = countInScopesStartingWith(this.group, MicrometerClaimListener.REJECTED);
 		try (KafkaTestSupport kafka = kafka(); Consumer<String, String> reader = deadLetterReader(DLT)) {
 			String payload = RUN + "-no-key";
 			kafka.send(TOPIC, null, payload);
 			ConsumerRecord<String, String> dead = awaitRecordWithValue(reader, payload);
-			assertThat(header(dead, "kafka_dlt-exception-message")).contains("is null");
+			// retry topics' dead-letter records carry spring-kafka's kafka_exception-* headers
+			assertThat(header(dead, "kafka_exception-message")).contains("is null");
+			// one hop, main topic to -dlt topic; through the retry topics it would carry one attempts header per hop
+			assertThat(dead.headers().headers("retry_topic-attempts")).hasSize(1);
 			assertThat(header(dead, IdempotencyHeaders.REJECTION_REASON)).isEqualTo("NULL");
 		}
 		// rejected once, on the main topic: a bad key is not retried through the retry topics (whose containers'

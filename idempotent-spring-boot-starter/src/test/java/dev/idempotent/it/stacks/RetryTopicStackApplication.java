@@ -26,6 +26,8 @@ public class RetryTopicStackApplication {
 
 	static final String TOPIC = "stack.retry-topic";
 
+	static final String SCOPED_TOPIC = "stack.retry-topic-scoped";
+
 	@Bean
 	SimpleMeterRegistry meterRegistry() {
 		return new SimpleMeterRegistry();
@@ -44,6 +46,12 @@ public class RetryTopicStackApplication {
 	@Bean
 	RetryingListener retryingListener(StackPayments payments, Attempts attempts, @Value("${it.run}-retry") String group) {
 		return new RetryingListener(payments, attempts, group);
+	}
+
+	@Bean
+	ScopedRetryingListener scopedRetryingListener(StackPayments payments, Attempts attempts,
+			@Value("${it.run}-retry-scoped") String group) {
+		return new ScopedRetryingListener(payments, attempts, group);
 	}
 
 	/** Credits the payment, then fails as the payload (the mode) asks. */
@@ -68,6 +76,35 @@ public class RetryTopicStackApplication {
 			int call = this.attempts.call(String.valueOf(key));
 			this.payments.credit(this.group, String.valueOf(key));
 			this.attempts.failIfAsked(String.valueOf(key), mode, call);
+		}
+
+	}
+
+	/**
+	 * The same, with the scope named on the annotation: the main topic's and the retry topic's containers then claim
+	 * in one scope although their group ids differ.
+	 */
+	public static class ScopedRetryingListener {
+
+		private final StackPayments payments;
+
+		private final Attempts attempts;
+
+		private final String group;
+
+		ScopedRetryingListener(StackPayments payments, Attempts attempts, String group) {
+			this.payments = payments;
+			this.attempts = attempts;
+			this.group = group;
+		}
+
+		@RetryableTopic(attempts = "3", backOff = @BackOff(delay = 100))
+		@KafkaListener(topics = SCOPED_TOPIC, groupId = "${it.run}-retry-scoped")
+		@IdempotentListener(scope = "${it.run}-retry-scoped")
+		public void onPayment(String mode, @Header(IdempotencyHeaders.KEY) String key) {
+			int call = this.attempts.call(key);
+			this.payments.credit(this.group, key);
+			this.attempts.failIfAsked(key, mode, call);
 		}
 
 	}
