@@ -262,8 +262,8 @@ public class IdempotentAutoConfiguration {
 	 */
 	@Bean
 	@ConditionalOnMissingBean({ RetryTopicComponentFactory.class, RetryTopicConfigurationSupport.class })
-	RetryTopicComponents idempotentRetryTopicComponents() {
-		return new RetryTopicComponents();
+	RetryTopicComponents idempotentRetryTopicComponents(ObjectProvider<DeadLetterTemplates> deadLetterTemplates) {
+		return new RetryTopicComponents(deadLetterTemplates::getIfAvailable);
 	}
 
 	private static BackOff untilItPasses(IdempotentProperties.ErrorHandling settings) {

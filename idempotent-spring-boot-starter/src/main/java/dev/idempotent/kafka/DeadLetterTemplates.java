@@ -52,6 +52,15 @@ public final class DeadLetterTemplates implements DisposableBean {
 		return this.templates;
 	}
 
+	/**
+	 * Return the template for {@code byte[]} values.
+	 * @return the template, or {@code null} when none could be derived (the application's template is not a
+	 * non-transactional {@code KafkaTemplate} on a {@link DefaultKafkaProducerFactory})
+	 */
+	public @Nullable KafkaOperations<?, ?> forBytes() {
+		return this.templates.get(byte[].class);
+	}
+
 	private static <K> @Nullable DefaultKafkaProducerFactory<K, byte[]> bytesFactory(KafkaOperations<K, ?> operations) {
 		if (!(operations instanceof KafkaTemplate<K, ?> template)
 				|| !(template.getProducerFactory() instanceof DefaultKafkaProducerFactory<K, ?> factory)

@@ -2,10 +2,16 @@ package dev.idempotent.kafka;
 
 import java.time.Clock;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.retention.LateRecordException;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.retrytopic.DeadLetterPublishingRecovererFactory;
 import org.springframework.kafka.retrytopic.DefaultDestinationTopicResolver;
 import org.springframework.kafka.retrytopic.DestinationTopicResolver;
@@ -19,7 +25,9 @@ import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
  * their own, which is not a bean, so {@link ErrorHandlerClassifier} cannot reach it). And every record those
  * containers publish (to a retry topic or the {@code -dlt} topic) carries the {@link DeadLetterHeaders}:
  * {@code idempotent-rejection-reason} and {@code -message} for a bad key, {@code idempotent-scope} and
- * {@code idempotent-key} for failed work.
+ * {@code idempotent-key} for failed work. A record an {@code ErrorHandlingDeserializer} could not read is published
+ * with its original bytes through the {@link DeadLetterTemplates#forBytes() byte[] template}, as by the starter's
+ * error handler.
  * <p>Used when the application defines no {@code RetryTopicComponentFactory} and no
  * {@code RetryTopicConfigurationSupport} of its own; an application with its own support class adds the two
  * exceptions in {@code manageNonBlockingFatalExceptions} and the headers in
@@ -28,6 +36,17 @@ import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
  * @since 0.1.0
  */
 public class RetryTopicComponents extends RetryTopicComponentFactory {
+
+	private final Supplier<@Nullable DeadLetterTemplates> deadLetterTemplates;
+
+	/**
+	 * Create the components.
+	 * @param deadLetterTemplates the templates of the starter's dead-letter publishing, or a supplier of
+	 * {@code null} for none; asked when the first retry container is created
+	 */
+	public RetryTopicComponents(Supplier<@Nullable DeadLetterTemplates> deadLetterTemplates) {
+		this.deadLetterTemplates = deadLetterTemplates;
+	}
 
 	@Override
 	public DestinationTopicResolver destinationTopicResolver() {
@@ -39,7 +58,26 @@ public class RetryTopicComponents extends RetryTopicComponentFactory {
 			DestinationTopicResolver destinationTopicResolver) {
 		DeadLetterPublishingRecovererFactory factory = super.deadLetterPublishingRecovererFactory(destinationTopicResolver);
 		factory.setHeadersFunction(new DeadLetterHeaders());
+		factory.setDeadLetterPublisherCreator((templates, destinations) -> new DeadLetterPublishingRecoverer(
+				(record) -> templateFor(record, templates), destinations));
 		return factory;
+	}
+
+	/**
+	 * The template of a record to publish: for {@code byte[]} values (records an {@code ErrorHandlingDeserializer}
+	 * could not read, published with their original bytes), one with a {@code ByteArraySerializer} for values,
+	 * which the application's value serializer may not be; else the one spring-kafka chose.
+	 */
+	private KafkaOperations<?, ?> templateFor(ProducerRecord<?, ?> record,
+			Function<ProducerRecord<?, ?>, ? extends KafkaOperations<?, ?>> templates) {
+		if (record.value() instanceof byte[]) {
+			DeadLetterTemplates deadLetters = this.deadLetterTemplates.get();
+			KafkaOperations<?, ?> bytes = (deadLetters != null) ? deadLetters.forBytes() : null;
+			if (bytes != null) {
+				return bytes;
+			}
+		}
+		return templates.apply(record);
 	}
 
 	/**

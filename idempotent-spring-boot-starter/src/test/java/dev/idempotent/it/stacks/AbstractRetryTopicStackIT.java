@@ -21,9 +21,12 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@code @RetryableTopic} non-blocking retries: the deliveries of the main topic and of its retry topics are one
  * key space, so a record that fails twice and then succeeds on a retry topic takes effect once and a later
- * replay of it on the main topic is a hit; a bad key goes to the {@code -dlt} topic at once, with the reason.
+ * replay of it on the main topic is a hit; a bad key goes to the {@code -dlt} topic at once, with the reason; a
+ * record an {@code ErrorHandlingDeserializer} could not read goes there with its bytes.
  */
-@SpringBootTest(classes = RetryTopicStackApplication.class)
+@SpringBootTest(classes = RetryTopicStackApplication.class, properties = {
+		"spring.kafka.consumer.value-deserializer=org.springframework.kafka.support.serializer.ErrorHandlingDeserializer",
+		"spring.kafka.consumer.properties.spring.deserializer.value.delegate.class=dev.idempotent.it.stacks.StrictStringDeserializer" })
 @EmbeddedKafka(partitions = 1, topics = { RetryTopicStackApplication.TOPIC, RetryTopicStackApplication.SCOPED_TOPIC })
 abstract class AbstractRetryTopicStackIT extends AbstractStackIT {
 
@@ -88,6 +91,22 @@ abstract class AbstractRetryTopicStackIT extends AbstractStackIT {
 		assertThat(this.payments.rows(scoped, key)).isOne();
 		assertThat(this.attempts.of(key)).isEqualTo(2);
 		assertThat(claimsOfKey(key)).hasSize(1);
+	}
+
+	@Test
+	void aPoisonRecordGoesToTheDeadLetterTopicWithItsBytesAndTheRecordsAfterItFlow() throws Exception {
+		String poison = RUN + "-retry-poison";
+		String after = RUN + "-retry-after-poison";
+		try (KafkaTestSupport kafka = kafka(); Consumer<String, String> reader = deadLetterReader(DLT)) {
+			kafka.send(TOPIC, poison, "poison " + RUN);
+			kafka.send(TOPIC, after, "ok");
+			ConsumerRecord<String, String> dead = awaitRecordWithValue(reader, "poison " + RUN);
+			assertThat(header(dead, "kafka_exception-fqcn")).contains("DeserializationException");
+			await().atMost(KafkaTestSupport.timeout()).until(() -> Integer.valueOf(1).equals(status(this.group, after)));
+		}
+		assertThat(claimsOfKey(poison)).isEmpty();
+		assertThat(this.attempts.of(poison)).isZero();
+		assertThat(this.payments.rows(this.group, after)).isOne();
 	}
 
 	@Test
