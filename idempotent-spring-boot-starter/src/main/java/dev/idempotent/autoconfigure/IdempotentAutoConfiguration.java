@@ -26,6 +26,8 @@ import dev.idempotent.kafka.ContainerFactoryGuard;
 import dev.idempotent.kafka.IdempotentListenerPostProcessor;
 import dev.idempotent.kafka.IdempotentListenerVerifier;
 import dev.idempotent.kafka.DeadLetterHeaders;
+import dev.idempotent.kafka.DeadLetterTemplates;
+import dev.idempotent.kafka.RetryTopicComponents;
 import dev.idempotent.kafka.ErrorHandlerClassifier;
 import dev.idempotent.kafka.FailedClaimRecoverer;
 import dev.idempotent.kafka.NullPayloadException;
@@ -69,6 +71,8 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.FailedRecordProcessor;
+import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
+import org.springframework.kafka.retrytopic.RetryTopicConfigurationSupport;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -253,10 +257,10 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
 	@ConditionalOnBean(KafkaOperations.class)
-	DefaultErrorHandler idempotentErrorHandler(KafkaOperations<?, ?> kafkaOperations, FailureRecorder failureRecorder,
+	DefaultErrorHandler idempotentErrorHandler(DeadLetterTemplates deadLetterTemplates, FailureRecorder failureRecorder,
 			IdempotentProperties properties) {
 		TransientAwareBackOff backOff = backOff(properties.getErrorHandling());
-		return classified(new DefaultErrorHandler(deadLetterRecoverer(kafkaOperations, failureRecorder, properties),
+		return classified(new DefaultErrorHandler(deadLetterRecoverer(deadLetterTemplates, failureRecorder, properties),
 				backOff), backOff);
 	}
 
@@ -271,10 +275,11 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean(AfterRollbackProcessor.class)
 	@ConditionalOnBean(KafkaOperations.class)
 	DefaultAfterRollbackProcessor<Object, Object> idempotentAfterRollbackProcessor(KafkaOperations<?, ?> kafkaOperations,
-			FailureRecorder failureRecorder, IdempotentProperties properties) {
+			DeadLetterTemplates deadLetterTemplates, FailureRecorder failureRecorder, IdempotentProperties properties) {
 		TransientAwareBackOff backOff = backOff(properties.getErrorHandling());
 		return classified(new DefaultAfterRollbackProcessor<>(
-				deadLetterRecoverer(kafkaOperations, failureRecorder, properties), backOff, kafkaOperations, true), backOff);
+				deadLetterRecoverer(deadLetterTemplates, failureRecorder, properties), backOff, kafkaOperations, true),
+				backOff);
 	}
 
 	/**
@@ -294,12 +299,34 @@ public class IdempotentAutoConfiguration {
 				untilItPasses(settings));
 	}
 
-	private static FailedClaimRecoverer deadLetterRecoverer(KafkaOperations<?, ?> kafkaOperations,
+	private static FailedClaimRecoverer deadLetterRecoverer(DeadLetterTemplates deadLetterTemplates,
 			FailureRecorder failureRecorder, IdempotentProperties properties) {
-		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(kafkaOperations,
+		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(deadLetterTemplates.byValueType(),
 				(record, ex) -> new TopicPartition(record.topic() + properties.getErrorHandling().getDeadLetterSuffix(), -1));
 		deadLetters.setHeadersFunction(new DeadLetterHeaders());
 		return new FailedClaimRecoverer(deadLetters, failureRecorder, properties.keyMasker());
+	}
+
+	/**
+	 * The templates of the starter's dead-letter publishing: the application's, and one for the raw bytes of
+	 * records an {@code ErrorHandlingDeserializer} could not read. Applications with their own error handler can
+	 * give it to their {@code DeadLetterPublishingRecoverer} too.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(KafkaOperations.class)
+	DeadLetterTemplates idempotentDeadLetterTemplates(KafkaOperations<?, ?> kafkaOperations) {
+		return new DeadLetterTemplates(kafkaOperations);
+	}
+
+	/**
+	 * The components of {@code @RetryableTopic} retries, with bad keys and late records sent to the {@code -dlt}
+	 * topic at once and the library's dead-letter headers, unless the application configures retry topics itself.
+	 */
+	@Bean
+	@ConditionalOnMissingBean({ RetryTopicComponentFactory.class, RetryTopicConfigurationSupport.class })
+	RetryTopicComponents idempotentRetryTopicComponents(ObjectProvider<DeadLetterTemplates> deadLetterTemplates) {
+		return new RetryTopicComponents(deadLetterTemplates::getIfAvailable);
 	}
 
 	private static BackOff untilItPasses(IdempotentProperties.ErrorHandling settings) {

@@ -1,0 +1,6 @@
+package dev.idempotent.it.stacks;
+
+/** The JdbcClient stack on MariaDB. */
+class MariaDbJdbcClientStackIT extends AbstractJdbcClientStackIT {
+
+}

@@ -1,0 +1,6 @@
+package dev.idempotent.it.stacks;
+
+/** The MyBatis stack on MariaDB. */
+class MariaDbMyBatisStackIT extends AbstractMyBatisStackIT {
+
+}

@@ -1,0 +1,6 @@
+package dev.idempotent.it.stacks;
+
+/** The two-DataSources stack on MariaDB. */
+class MariaDbTwoDataSourcesStackIT extends AbstractTwoDataSourcesStackIT {
+
+}
