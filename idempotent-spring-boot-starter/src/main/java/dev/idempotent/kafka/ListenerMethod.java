@@ -124,8 +124,11 @@ final class ListenerMethod {
 	}
 
 	/**
-	 * Return the scope of this delivery: the configured one, or the consumer group id of the current thread. A
-	 * group id taken implicitly must belong to this method alone (see {@link ScopeOwners}).
+	 * Return the scope of this delivery: the configured one, or the consumer group id the method's
+	 * {@code @KafkaListener} declares, also when a container derived from it delivers (a {@code @RetryableTopic}
+	 * retry topic's group is the declared group with a suffix; see {@link ScopeOwners#implicitScope}); a group id
+	 * that could not be resolved at startup is taken from the current thread. A group id taken implicitly must
+	 * belong to this method alone (see {@link ScopeOwners}).
 	 * @throws IllegalStateException if no scope is configured and no consumer group id is bound
 	 * @throws dev.idempotent.key.InvalidIdempotencyKeyException with reason
 	 * {@link dev.idempotent.key.InvalidKeyReason#SCOPE_CONFLICT} if the group id is already the scope of another
@@ -140,9 +143,10 @@ final class ListenerMethod {
 			throw new IllegalStateException("No consumer group id on this thread for " + this.method.toGenericString()
 					+ "; set a groupId on the listener or a scope on @IdempotentListener");
 		}
-		checkScope(groupId, this.method::toGenericString);
-		this.owners.claimImplicit(groupId, this);
-		return groupId;
+		String scope = this.owners.implicitScope(groupId, this);
+		checkScope(scope, this.method::toGenericString);
+		this.owners.claimImplicit(scope, this);
+		return scope;
 	}
 
 	/**

@@ -28,6 +28,35 @@ final class ScopeOwners {
 	}
 
 	/**
+	 * Return the implicit scope of a delivery to a method: the consumer group id its {@code @KafkaListener} declares
+	 * (as resolved at startup), whatever group the delivering container runs in. A container spring-kafka derives from
+	 * the listener runs in a group named after the declared one: a {@code @RetryableTopic} retry container's group is
+	 * the declared group with the retry topic's suffix. Claiming in that group would make a record that succeeded on a
+	 * retry topic unknown to the main topic's scope, and a replay of the main topic would process it again. So a group
+	 * id the method registered at startup is its own scope; a group id that extends one it registered (the longest)
+	 * is mapped to that one; any other group id (one that could not be resolved at startup) is the scope itself.
+	 * @param groupId the consumer group id of the delivering container
+	 * @param method the method the record is delivered to
+	 * @return the scope to claim in, never {@code null}
+	 */
+	String implicitScope(String groupId, ListenerMethod method) {
+		Owner exact = this.owners.get(groupId);
+		if (exact != null && exact.method() == method && !exact.explicit()) {
+			return groupId;
+		}
+		String declared = null;
+		for (Map.Entry<String, Owner> entry : this.owners.entrySet()) {
+			String scope = entry.getKey();
+			Owner owner = entry.getValue();
+			if (owner.method() == method && !owner.explicit() && groupId.startsWith(scope)
+					&& (declared == null || scope.length() > declared.length())) {
+				declared = scope;
+			}
+		}
+		return (declared != null) ? declared : groupId;
+	}
+
+	/**
 	 * Check that a consumer group id a method takes as its scope belongs to that method, and register it if no
 	 * method owns it yet.
 	 * @param scope the consumer group id of the delivery
