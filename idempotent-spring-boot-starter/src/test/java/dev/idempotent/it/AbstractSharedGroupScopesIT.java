@@ -25,7 +25,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.ContainerCustomizer;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.KafkaTestUtils;
@@ -39,8 +41,9 @@ import static org.awaitility.Awaitility.await;
  * {@code orders-created} and B on {@code orders-paid}, both keyed on the order id. With explicit scopes each
  * processes order 42 once and a replay of both topics is all hits; with the group id as the implicit scope of both
  * the application refuses to start (before the fix B's record for order 42 was skipped as A's hit). The same for a
- * listener on the dead-letter topic in the group of the main listener, and, for a group id that only the listener
- * bean knows, the check at delivery dead-letters the record with {@code SCOPE_CONFLICT}.
+ * listener on the dead-letter topic in the group of the main listener, and, for a group id that a container
+ * customizer sets after the startup check, the check at delivery dead-letters the record with
+ * {@code SCOPE_CONFLICT}.
  */
 @EmbeddedKafka(partitions = 1)
 abstract class AbstractSharedGroupScopesIT {
@@ -349,8 +352,9 @@ abstract class AbstractSharedGroupScopesIT {
 	}
 
 	/**
-	 * A takes its group from the annotation; B's group id is an expression on the listener bean, which only Spring
-	 * Kafka can evaluate, so the startup check cannot resolve it: it is the same group.
+	 * A takes its group from the annotation; B's listener id is its group as far as the annotation says, but a
+	 * container customizer (a bean Spring Boot applies to its container factory) moves B's container into A's group,
+	 * after the startup check: only the check at delivery can see it.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	static class GroupFromListenerBean {
@@ -363,6 +367,16 @@ abstract class AbstractSharedGroupScopesIT {
 		@Bean
 		Paid paidListener(ItLedger ledger, @Value("${it.group}") String group) {
 			return new Paid(ledger, group);
+		}
+
+		@Bean
+		ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> paidIntoCreatedsGroup(
+				@Value("${it.group}") String group) {
+			return (container) -> {
+				if ((group + "-paid-listener").equals(container.getListenerId())) {
+					container.getContainerProperties().setGroupId(group);
+				}
+			};
 		}
 
 		static class Created extends ListenerBean {
@@ -385,11 +399,7 @@ abstract class AbstractSharedGroupScopesIT {
 				super(ledger, group);
 			}
 
-			public String getGroup() {
-				return this.group;
-			}
-
-			@KafkaListener(topics = "${it.group}.paid", groupId = "#{__listener.group}")
+			@KafkaListener(id = "${it.group}-paid-listener", topics = "${it.group}.paid")
 			@IdempotentListener
 			public void onPaid(String payload, @Header(IdempotencyHeaders.KEY) String key) {
 				this.ledger.credit(this.group + "-paid", key, payload);
