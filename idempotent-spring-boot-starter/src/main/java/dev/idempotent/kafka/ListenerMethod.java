@@ -125,14 +125,16 @@ final class ListenerMethod {
 
 	/**
 	 * Return the scope of this delivery: the configured one, or the consumer group id of the current thread. A
-	 * group id taken implicitly must belong to this method alone (see {@link ScopeOwners}).
+	 * group id taken implicitly must belong to this method alone, and a configured scope must not be another
+	 * method's group id (see {@link ScopeOwners}).
 	 * @throws IllegalStateException if no scope is configured and no consumer group id is bound
 	 * @throws dev.idempotent.key.InvalidIdempotencyKeyException with reason
 	 * {@link dev.idempotent.key.InvalidKeyReason#SCOPE_CONFLICT} if the group id is already the scope of another
-	 * method
+	 * method, or the configured scope is another method's group id
 	 */
 	String scope() {
 		if (this.scope != null) {
+			this.owners.claimExplicit(this.scope, this);
 			return this.scope;
 		}
 		String groupId = KafkaUtils.getConsumerGroupId();

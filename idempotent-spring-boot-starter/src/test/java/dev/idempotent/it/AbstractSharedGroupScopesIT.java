@@ -23,6 +23,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ContainerCustomizer;
@@ -173,6 +174,42 @@ abstract class AbstractSharedGroupScopesIT {
 				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, group + ".paid") == 0);
 				assertThat(ledger.rows(group + "-paid", "order-42")).isZero();
 				assertThat(hits(context.getBean(MeterRegistry.class), group)).isZero();
+			});
+		}
+	}
+
+	/**
+	 * A listener bean created after startup ({@code @Lazy}) escapes the startup check. Before the fix a method
+	 * declaring another method's group id as its scope was not checked at delivery either: B's record for order 42
+	 * was skipped as A's hit. Now it is dead-lettered with {@code SCOPE_CONFLICT}.
+	 */
+	@Test
+	void aLazyListenerDeclaringAnotherMethodsGroupIdAsScopeIsDeadLettered(EmbeddedKafkaBroker broker)
+			throws Exception {
+		String group = RUN + "-lazy";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
+				Consumer<String, String> dlt = deadLetterConsumer(broker, group)) {
+			kafka.createTopics(1, group + ".created", group + ".paid", group + ".paid.DLT");
+			kafka.send(group + ".created", "order-42", "created 42");
+			runner(broker, group, LazyExplicitScope.class).run((context) -> {
+				assertThat(context).hasNotFailed();
+				ItLedger ledger = context.getBean(ItLedger.class);
+				await().atMost(KafkaTestSupport.timeout()).until(() -> ledger.rows(group + "-created", "order-42") == 1);
+				context.getBean(LazyExplicitScope.Paid.class); // created now: its container starts
+				kafka.send(group + ".paid", "order-42", "paid 42");
+
+				dlt.subscribe(List.of(group + ".paid.DLT"));
+				List<ConsumerRecord<String, String>> dead = new ArrayList<>();
+				await().atMost(KafkaTestSupport.timeout()).until(() -> {
+					KafkaTestUtils.getRecords(dlt, Duration.ofMillis(200)).forEach(dead::add);
+					return !dead.isEmpty() || hits(context.getBean(MeterRegistry.class), group) > 0;
+				});
+				assertThat(hits(context.getBean(MeterRegistry.class), group)).isZero();
+				assertThat(header(dead.get(0), IdempotencyHeaders.REJECTION_REASON)).isEqualTo("SCOPE_CONFLICT");
+				assertThat(header(dead.get(0), IdempotencyHeaders.REJECTION_MESSAGE))
+					.contains(LazyExplicitScope.Paid.class.getName() + ".onPaid(")
+					.contains(LazyExplicitScope.Created.class.getName() + ".onCreated(");
+				assertThat(ledger.rows(group + "-paid", "order-42")).isZero();
 			});
 		}
 	}
@@ -401,6 +438,51 @@ abstract class AbstractSharedGroupScopesIT {
 
 			@KafkaListener(id = "${it.group}-paid-listener", topics = "${it.group}.paid")
 			@IdempotentListener
+			public void onPaid(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+				this.ledger.credit(this.group + "-paid", key, payload);
+			}
+
+		}
+
+	}
+
+	/** A takes its group id implicitly; B, a bean created after startup, declares that group id as its scope. */
+	@Configuration(proxyBeanMethods = false)
+	static class LazyExplicitScope {
+
+		@Bean
+		Created lazyScopeCreatedListener(ItLedger ledger, @Value("${it.group}") String group) {
+			return new Created(ledger, group);
+		}
+
+		@Bean
+		@Lazy
+		Paid lazyScopePaidListener(ItLedger ledger, @Value("${it.group}") String group) {
+			return new Paid(ledger, group);
+		}
+
+		static class Created extends ListenerBean {
+
+			Created(ItLedger ledger, String group) {
+				super(ledger, group);
+			}
+
+			@KafkaListener(topics = "${it.group}.created", groupId = "${it.group}")
+			@IdempotentListener
+			public void onCreated(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+				this.ledger.credit(this.group + "-created", key, payload);
+			}
+
+		}
+
+		static class Paid extends ListenerBean {
+
+			Paid(ItLedger ledger, String group) {
+				super(ledger, group);
+			}
+
+			@KafkaListener(topics = "${it.group}.paid", groupId = "${it.group}-paid")
+			@IdempotentListener(scope = "${it.group}")
 			public void onPaid(String payload, @Header(IdempotencyHeaders.KEY) String key) {
 				this.ledger.credit(this.group + "-paid", key, payload);
 			}
