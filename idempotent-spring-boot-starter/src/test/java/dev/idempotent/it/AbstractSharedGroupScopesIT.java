@@ -214,6 +214,41 @@ abstract class AbstractSharedGroupScopesIT {
 		}
 	}
 
+	/** The same for a batch listener: every record of the batch is dead-lettered with {@code SCOPE_CONFLICT}. */
+	@Test
+	void aLazyBatchListenerDeclaringAnotherMethodsGroupIdAsScopeDeadLettersEachRecord(EmbeddedKafkaBroker broker)
+			throws Exception {
+		String group = RUN + "-lazy-batch";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
+				Consumer<String, String> dlt = deadLetterConsumer(broker, group)) {
+			kafka.createTopics(1, group + ".created", group + ".paid", group + ".paid.DLT");
+			kafka.send(group + ".created", "order-42", "created 42");
+			runner(broker, group, LazyExplicitBatchScope.class).withUserConfiguration(BatchContainerFactory.class)
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					ItLedger ledger = context.getBean(ItLedger.class);
+					MeterRegistry meters = context.getBean(MeterRegistry.class);
+					await().atMost(KafkaTestSupport.timeout())
+						.until(() -> ledger.rows(group + "-created", "order-42") == 1);
+					kafka.send(group + ".paid", "order-42", "paid 42");
+					kafka.send(group + ".paid", "order-43", "paid 43");
+					context.getBean(LazyExplicitBatchScope.Paid.class);
+
+					dlt.subscribe(List.of(group + ".paid.DLT"));
+					List<ConsumerRecord<String, String>> dead = new ArrayList<>();
+					await().atMost(KafkaTestSupport.timeout()).until(() -> {
+						KafkaTestUtils.getRecords(dlt, Duration.ofMillis(200)).forEach(dead::add);
+						return dead.size() >= 2 || hits(meters, group) > 0;
+					});
+					assertThat(hits(meters, group)).isZero();
+					assertThat(dead).extracting((record) -> header(record, IdempotencyHeaders.REJECTION_REASON))
+						.containsExactly("SCOPE_CONFLICT", "SCOPE_CONFLICT");
+					await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group + "-paid", group + ".paid") == 0);
+					assertThat(ledger.rows(group + "-paid")).isZero();
+				});
+		}
+	}
+
 	private static double hits(MeterRegistry meters, String scope) {
 		Counter counter = meters.find(MicrometerClaimListener.CLAIMS)
 			.tag("scope", scope)
@@ -485,6 +520,37 @@ abstract class AbstractSharedGroupScopesIT {
 			@IdempotentListener(scope = "${it.group}")
 			public void onPaid(String payload, @Header(IdempotencyHeaders.KEY) String key) {
 				this.ledger.credit(this.group + "-paid", key, payload);
+			}
+
+		}
+
+	}
+
+	/** As {@link LazyExplicitScope}, B a batch listener. */
+	@Configuration(proxyBeanMethods = false)
+	static class LazyExplicitBatchScope {
+
+		@Bean
+		LazyExplicitScope.Created lazyBatchScopeCreatedListener(ItLedger ledger, @Value("${it.group}") String group) {
+			return new LazyExplicitScope.Created(ledger, group);
+		}
+
+		@Bean
+		@Lazy
+		Paid lazyBatchScopePaidListener(ItLedger ledger, @Value("${it.group}") String group) {
+			return new Paid(ledger, group);
+		}
+
+		static class Paid extends ListenerBean {
+
+			Paid(ItLedger ledger, String group) {
+				super(ledger, group);
+			}
+
+			@KafkaListener(topics = "${it.group}.paid", groupId = "${it.group}-paid", containerFactory = "batchFactory")
+			@IdempotentListener(scope = "${it.group}")
+			public void onPaid(List<ConsumerRecord<String, String>> records) {
+				records.forEach((record) -> this.ledger.credit(this.group + "-paid", record.key(), record.value()));
 			}
 
 		}
