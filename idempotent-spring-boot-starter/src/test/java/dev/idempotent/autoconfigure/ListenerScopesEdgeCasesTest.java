@@ -8,8 +8,13 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.annotation.RetryableTopic;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.retrytopic.RetryTopicConfiguration;
+import org.springframework.kafka.retrytopic.RetryTopicConfigurationBuilder;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -74,6 +79,47 @@ class ListenerScopesEdgeCasesTest {
 		this.runner.withBean(RetryableInFactoryGroup.class)
 			.withPropertyValues("spring.kafka.consumer.group-id=service")
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void aRetryTopicConfigurationBeanForTheListenersTopicCountsAsRetryTopics() {
+		this.runner.withUserConfiguration(RetryForOrders.class).withBean(PlainWithGroup.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining(PlainWithGroup.class.getName() + ".onOrder(java.lang.String)")
+				.hasMessageContaining("has retry topics"));
+		this.runner.withUserConfiguration(RetryForOrders.class).withBean(PlainOnOtherTopic.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RetryForOrders {
+
+		@Bean
+		RetryTopicConfiguration ordersRetry(KafkaTemplate<Object, Object> template) {
+			return RetryTopicConfigurationBuilder.newInstance()
+				.includeTopic("orders")
+				.doNotAutoCreateRetryTopics()
+				.create(template);
+		}
+
+	}
+
+	static class PlainWithGroup {
+
+		@KafkaListener(topics = "orders", groupId = "orders", autoStartup = "false")
+		@IdempotentListener(key = "#payload")
+		public void onOrder(String payload) {
+		}
+
+	}
+
+	static class PlainOnOtherTopic {
+
+		@KafkaListener(topics = "payments", groupId = "payments", autoStartup = "false")
+		@IdempotentListener(key = "#payload")
+		public void onOrder(String payload) {
+		}
+
 	}
 
 	static class Created {
