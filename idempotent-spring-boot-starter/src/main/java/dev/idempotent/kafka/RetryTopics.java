@@ -1,5 +1,6 @@
 package dev.idempotent.kafka;
 
+import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.util.List;
 
@@ -26,7 +27,7 @@ final class RetryTopics {
 	/**
 	 * Tell whether a method gets retry topics.
 	 * @param method the listener method
-	 * @param topics the topics its listeners name, placeholders resolved
+	 * @param topics the topics its listeners name, placeholders resolved (empty for a topic pattern)
 	 * @param beanFactory holds the {@code RetryTopicConfiguration} beans
 	 * @return {@code true} if Spring Kafka would create retry containers for it
 	 */
@@ -35,9 +36,7 @@ final class RetryTopics {
 		if (annotated(method) || (handler && annotated(method.getDeclaringClass()))) {
 			return true;
 		}
-		if (topics.isEmpty()) {
-			return false;
-		}
+		// as Spring Kafka asks: every topic must be allowed, so no topics (a topic pattern) match every configuration
 		String[] names = topics.toArray(String[]::new);
 		return beanFactory.getBeansOfType(RetryTopicConfiguration.class, false, false)
 			.values()
@@ -45,7 +44,7 @@ final class RetryTopics {
 			.anyMatch((configuration) -> configuration.hasConfigurationForTopics(names));
 	}
 
-	private static boolean annotated(java.lang.reflect.AnnotatedElement element) {
+	private static boolean annotated(AnnotatedElement element) {
 		return MergedAnnotations.from(element, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.none())
 			.isPresent(RetryableTopic.class);
 	}
