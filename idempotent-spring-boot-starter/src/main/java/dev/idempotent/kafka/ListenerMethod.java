@@ -124,18 +124,18 @@ final class ListenerMethod {
 	}
 
 	/**
-	 * Return the scope of this delivery: the configured one, or the consumer group id the method's
-	 * {@code @KafkaListener} declares, also when a container derived from it delivers (a {@code @RetryableTopic}
-	 * retry topic's group is the declared group with a suffix; see {@link ScopeOwners#implicitScope}); a group id
-	 * that could not be resolved at startup is taken from the current thread. A group id taken implicitly must
-	 * belong to this method alone (see {@link ScopeOwners}).
+	 * Return the scope of this delivery: the configured one, or the consumer group id of the current thread (a
+	 * {@code @RetryableTopic} listener that names its group must configure its scope, see {@link ListenerScopes}). A
+	 * group id taken implicitly must belong to this method alone, and a configured scope must not be another
+	 * method's group id (see {@link ScopeOwners}).
 	 * @throws IllegalStateException if no scope is configured and no consumer group id is bound
 	 * @throws dev.idempotent.key.InvalidIdempotencyKeyException with reason
 	 * {@link dev.idempotent.key.InvalidKeyReason#SCOPE_CONFLICT} if the group id is already the scope of another
-	 * method
+	 * method, or the configured scope is another method's group id
 	 */
 	String scope() {
 		if (this.scope != null) {
+			this.owners.claimExplicit(this.scope, this);
 			return this.scope;
 		}
 		String groupId = KafkaUtils.getConsumerGroupId();
@@ -143,10 +143,9 @@ final class ListenerMethod {
 			throw new IllegalStateException("No consumer group id on this thread for " + this.method.toGenericString()
 					+ "; set a groupId on the listener or a scope on @IdempotentListener");
 		}
-		String scope = this.owners.implicitScope(groupId, this);
-		checkScope(scope, this.method::toGenericString);
-		this.owners.claimImplicit(scope, this);
-		return scope;
+		checkScope(groupId, this.method::toGenericString);
+		this.owners.claimImplicit(groupId, this);
+		return groupId;
 	}
 
 	/**

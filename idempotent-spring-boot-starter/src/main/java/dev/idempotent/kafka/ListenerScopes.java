@@ -16,7 +16,9 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  * exists: the declared {@code scope}, else the group id of each {@code @KafkaListener} that reaches it, resolved
  * as Spring Kafka resolves it ({@link ListenerGroupIds}). When two different methods resolve to one scope and at
  * least one of them takes it implicitly, the application stops, naming the methods, the scope and the fix; methods
- * that all declare one scope explicitly share it on purpose. A group id that cannot be resolved here is checked at
+ * that all declare one scope explicitly share it on purpose. A method with retry topics ({@code @RetryableTopic})
+ * whose listener names its group must declare its scope: Spring Kafka runs it in a group per retry topic, which would
+ * split its key space ({@link RetryTopics}). A group id that cannot be resolved here is checked at
  * the first delivery ({@link ScopeOwners}), where a conflict dead-letters the record instead of skipping it.
  * <p>Why: one {@code spring.kafka.consumer.group-id} for every listener of a service is common; listeners on two
  * topics keyed on the same business id would otherwise share one key space, and the second listener's record for
@@ -31,6 +33,8 @@ public final class ListenerScopes implements SmartInitializingSingleton {
 
 	private final ListenerGroupIds groupIds;
 
+	private final ConfigurableListableBeanFactory beanFactory;
+
 	/**
 	 * Create the check.
 	 * @param methods the resolved listener methods
@@ -40,19 +44,20 @@ public final class ListenerScopes implements SmartInitializingSingleton {
 	public ListenerScopes(Supplier<ListenerMethods> methods, ConfigurableListableBeanFactory beanFactory) {
 		this.methods = methods;
 		this.groupIds = new ListenerGroupIds(beanFactory);
+		this.beanFactory = beanFactory;
 	}
 
 	/**
 	 * Resolve every listener method's scopes, refuse shared implicit scopes, and register the owner of each scope
 	 * for the check at delivery.
 	 * @throws IllegalStateException naming the methods and the scope when two methods share a scope that at least
-	 * one of them takes implicitly
+	 * one of them takes implicitly, or when a method with retry topics takes a group id its listener names
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
 		ListenerMethods listenerMethods = this.methods.get();
 		Map<String, List<Use>> uses = uses(listenerMethods);
-		List<String> conflicts = new ArrayList<>();
+		List<String> conflicts = new ArrayList<>(splitByRetryTopics(listenerMethods));
 		uses.forEach((scope, users) -> {
 			if (users.stream().map(Use::method).distinct().count() > 1 && users.stream().anyMatch((u) -> !u.explicit())) {
 				conflicts.add(conflict(scope, users));
@@ -74,13 +79,41 @@ public final class ListenerScopes implements SmartInitializingSingleton {
 				add(uses, explicit, new Use(method, true));
 				continue;
 			}
-			for (String group : this.groupIds.of(method.method(), method.endpoint().containerFactory())) {
-				if (group != null) {
-					add(uses, group, new Use(method, false));
+			for (ListenerGroupIds.GroupId group : this.groupIds.of(method.method(), method.endpoint().containerFactory())) {
+				if (group.value() != null) {
+					add(uses, group.value(), new Use(method, false));
 				}
 			}
 		}
 		return uses;
+	}
+
+	/**
+	 * A method with retry topics whose listener names its group runs in that group and in the group plus each retry
+	 * and dead-letter suffix: an implicit scope would give one method a key space per topic of the chain, and a
+	 * duplicate of a record processed on a retry topic would be processed again on the main topic.
+	 */
+	private List<String> splitByRetryTopics(ListenerMethods listenerMethods) {
+		List<String> problems = new ArrayList<>();
+		for (ListenerMethod method : listenerMethods.all()) {
+			if (method.explicitScope() != null
+					|| !RetryTopics.apply(method.method(), method.endpoint().topics(), this.beanFactory)) {
+				continue;
+			}
+			this.groupIds.of(method.method(), method.endpoint().containerFactory())
+				.stream()
+				.filter(ListenerGroupIds.GroupId::namedByListener)
+				.map(ListenerGroupIds.GroupId::value)
+				.distinct()
+				.forEach((group) -> problems.add("@IdempotentListener method " + method + " has retry topics"
+						+ " (@RetryableTopic or a RetryTopicConfiguration bean) and takes its consumer group id '" + group
+						+ "' as scope: Spring Kafka runs it on each retry and dead-letter topic in another group ('" + group
+						+ "' plus a suffix), so its keys would be split by topic, and a duplicate of a record processed on"
+						+ " a retry topic would be processed again. Declare the scope: @IdempotentListener(scope = \""
+						+ group + "\") keeps the keys already stored."));
+		}
+		problems.sort(null);
+		return problems;
 	}
 
 	private static void add(Map<String, List<Use>> uses, String scope, Use use) {

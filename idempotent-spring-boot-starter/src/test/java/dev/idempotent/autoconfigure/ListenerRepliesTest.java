@@ -13,7 +13,10 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.kafka.annotation.KafkaHandler;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.SendTo;
+import org.springframework.messaging.support.MessageBuilder;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -65,6 +68,24 @@ class ListenerRepliesTest {
 		});
 	}
 
+	/**
+	 * Spring Kafka publishes a declared {@code Message} return value through the container's reply template (Spring
+	 * Boot sets the {@code KafkaTemplate}) on every delivery, with no {@code @SendTo}: before the fix this was only
+	 * the WARN of any return value, and the application started.
+	 */
+	@Test
+	void aMethodReturningAMessageIsRefusedLikeSendTo(CapturedOutput output) {
+		this.runner.withBean(ReturningMessage.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining(ReturningMessage.class.getName() + ".onEvent(java.lang.String) returns a Message,"
+					+ " which Spring Kafka publishes")
+			.hasMessageContaining("idempotent.replies=warn"));
+		this.runner.withBean(ReturningMessage.class).withPropertyValues("idempotent.replies=warn").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains(ReturningMessage.class.getName() + ".onEvent(java.lang.String) returns a Message")
+				.contains("Accepted by idempotent.replies=warn");
+		});
+	}
+
 	@Test
 	void aVoidMethodGetsNoWarning(CapturedOutput output) {
 		this.runner.withBean(VoidWithSendTo.class).run((context) -> {
@@ -113,6 +134,16 @@ class ListenerRepliesTest {
 		@SendTo("replies")
 		@IdempotentListener(key = "#payload")
 		public void onEvent(String payload) {
+		}
+
+	}
+
+	static class ReturningMessage {
+
+		@KafkaListener(topics = "events", groupId = "messages", autoStartup = "false")
+		@IdempotentListener(key = "#payload")
+		public Message<String> onEvent(String payload) {
+			return MessageBuilder.withPayload(payload).setHeader(KafkaHeaders.TOPIC, "out").build();
 		}
 
 	}

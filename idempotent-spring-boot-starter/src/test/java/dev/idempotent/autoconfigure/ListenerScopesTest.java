@@ -109,8 +109,10 @@ class ListenerScopesTest {
 	}
 
 	@Test
-	void aGroupIdOnlyTheListenerBeanKnowsIsLeftToTheCheckAtDelivery() {
-		this.runner.withBean(GroupFromBean.class).run((context) -> assertThat(context).hasNotFailed());
+	void aGroupIdFromTheListenerBeanIsResolvedWithTheBean() {
+		this.runner.withBean(GroupFromBean.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining(".onPaid(java.lang.String) (its consumer group id)")
+			.hasMessageContaining("resolve to the same scope 'orders'"));
 	}
 
 	static class SameGroupId {

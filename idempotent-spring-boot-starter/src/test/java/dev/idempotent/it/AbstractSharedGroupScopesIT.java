@@ -23,9 +23,12 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.ContainerCustomizer;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.KafkaTestUtils;
@@ -39,8 +42,9 @@ import static org.awaitility.Awaitility.await;
  * {@code orders-created} and B on {@code orders-paid}, both keyed on the order id. With explicit scopes each
  * processes order 42 once and a replay of both topics is all hits; with the group id as the implicit scope of both
  * the application refuses to start (before the fix B's record for order 42 was skipped as A's hit). The same for a
- * listener on the dead-letter topic in the group of the main listener, and, for a group id that only the listener
- * bean knows, the check at delivery dead-letters the record with {@code SCOPE_CONFLICT}.
+ * listener on the dead-letter topic in the group of the main listener, and, for a group id that a container
+ * customizer sets after the startup check, the check at delivery dead-letters the record with
+ * {@code SCOPE_CONFLICT}.
  */
 @EmbeddedKafka(partitions = 1)
 abstract class AbstractSharedGroupScopesIT {
@@ -171,6 +175,77 @@ abstract class AbstractSharedGroupScopesIT {
 				assertThat(ledger.rows(group + "-paid", "order-42")).isZero();
 				assertThat(hits(context.getBean(MeterRegistry.class), group)).isZero();
 			});
+		}
+	}
+
+	/**
+	 * A listener bean created after startup ({@code @Lazy}) escapes the startup check. Before the fix a method
+	 * declaring another method's group id as its scope was not checked at delivery either: B's record for order 42
+	 * was skipped as A's hit. Now it is dead-lettered with {@code SCOPE_CONFLICT}.
+	 */
+	@Test
+	void aLazyListenerDeclaringAnotherMethodsGroupIdAsScopeIsDeadLettered(EmbeddedKafkaBroker broker)
+			throws Exception {
+		String group = RUN + "-lazy";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
+				Consumer<String, String> dlt = deadLetterConsumer(broker, group)) {
+			kafka.createTopics(1, group + ".created", group + ".paid", group + ".paid.DLT");
+			kafka.send(group + ".created", "order-42", "created 42");
+			runner(broker, group, LazyExplicitScope.class).run((context) -> {
+				assertThat(context).hasNotFailed();
+				ItLedger ledger = context.getBean(ItLedger.class);
+				await().atMost(KafkaTestSupport.timeout()).until(() -> ledger.rows(group + "-created", "order-42") == 1);
+				context.getBean(LazyExplicitScope.Paid.class); // created now: its container starts
+				kafka.send(group + ".paid", "order-42", "paid 42");
+
+				dlt.subscribe(List.of(group + ".paid.DLT"));
+				List<ConsumerRecord<String, String>> dead = new ArrayList<>();
+				await().atMost(KafkaTestSupport.timeout()).until(() -> {
+					KafkaTestUtils.getRecords(dlt, Duration.ofMillis(200)).forEach(dead::add);
+					return !dead.isEmpty() || hits(context.getBean(MeterRegistry.class), group) > 0;
+				});
+				assertThat(hits(context.getBean(MeterRegistry.class), group)).isZero();
+				assertThat(header(dead.get(0), IdempotencyHeaders.REJECTION_REASON)).isEqualTo("SCOPE_CONFLICT");
+				assertThat(header(dead.get(0), IdempotencyHeaders.REJECTION_MESSAGE))
+					.contains(LazyExplicitScope.Paid.class.getName() + ".onPaid(")
+					.contains(LazyExplicitScope.Created.class.getName() + ".onCreated(");
+				assertThat(ledger.rows(group + "-paid", "order-42")).isZero();
+			});
+		}
+	}
+
+	/** The same for a batch listener: every record of the batch is dead-lettered with {@code SCOPE_CONFLICT}. */
+	@Test
+	void aLazyBatchListenerDeclaringAnotherMethodsGroupIdAsScopeDeadLettersEachRecord(EmbeddedKafkaBroker broker)
+			throws Exception {
+		String group = RUN + "-lazy-batch";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
+				Consumer<String, String> dlt = deadLetterConsumer(broker, group)) {
+			kafka.createTopics(1, group + ".created", group + ".paid", group + ".paid.DLT");
+			kafka.send(group + ".created", "order-42", "created 42");
+			runner(broker, group, LazyExplicitBatchScope.class).withUserConfiguration(BatchContainerFactory.class)
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					ItLedger ledger = context.getBean(ItLedger.class);
+					MeterRegistry meters = context.getBean(MeterRegistry.class);
+					await().atMost(KafkaTestSupport.timeout())
+						.until(() -> ledger.rows(group + "-created", "order-42") == 1);
+					kafka.send(group + ".paid", "order-42", "paid 42");
+					kafka.send(group + ".paid", "order-43", "paid 43");
+					context.getBean(LazyExplicitBatchScope.Paid.class);
+
+					dlt.subscribe(List.of(group + ".paid.DLT"));
+					List<ConsumerRecord<String, String>> dead = new ArrayList<>();
+					await().atMost(KafkaTestSupport.timeout()).until(() -> {
+						KafkaTestUtils.getRecords(dlt, Duration.ofMillis(200)).forEach(dead::add);
+						return dead.size() >= 2 || hits(meters, group) > 0;
+					});
+					assertThat(hits(meters, group)).isZero();
+					assertThat(dead).extracting((record) -> header(record, IdempotencyHeaders.REJECTION_REASON))
+						.containsExactly("SCOPE_CONFLICT", "SCOPE_CONFLICT");
+					await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group + "-paid", group + ".paid") == 0);
+					assertThat(ledger.rows(group + "-paid")).isZero();
+				});
 		}
 	}
 
@@ -349,8 +424,9 @@ abstract class AbstractSharedGroupScopesIT {
 	}
 
 	/**
-	 * A takes its group from the annotation; B's group id is an expression on the listener bean, which only Spring
-	 * Kafka can evaluate, so the startup check cannot resolve it: it is the same group.
+	 * A takes its group from the annotation; B's listener id is its group as far as the annotation says, but a
+	 * container customizer (a bean Spring Boot applies to its container factory) moves B's container into A's group,
+	 * after the startup check: only the check at delivery can see it.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	static class GroupFromListenerBean {
@@ -362,6 +438,61 @@ abstract class AbstractSharedGroupScopesIT {
 
 		@Bean
 		Paid paidListener(ItLedger ledger, @Value("${it.group}") String group) {
+			return new Paid(ledger, group);
+		}
+
+		@Bean
+		ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> paidIntoCreatedsGroup(
+				@Value("${it.group}") String group) {
+			return (container) -> {
+				if ((group + "-paid-listener").equals(container.getListenerId())) {
+					container.getContainerProperties().setGroupId(group);
+				}
+			};
+		}
+
+		static class Created extends ListenerBean {
+
+			Created(ItLedger ledger, String group) {
+				super(ledger, group);
+			}
+
+			@KafkaListener(topics = "${it.group}.created", groupId = "${it.group}")
+			@IdempotentListener
+			public void onCreated(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+				this.ledger.credit(this.group + "-created", key, payload);
+			}
+
+		}
+
+		static class Paid extends ListenerBean {
+
+			Paid(ItLedger ledger, String group) {
+				super(ledger, group);
+			}
+
+			@KafkaListener(id = "${it.group}-paid-listener", topics = "${it.group}.paid")
+			@IdempotentListener
+			public void onPaid(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+				this.ledger.credit(this.group + "-paid", key, payload);
+			}
+
+		}
+
+	}
+
+	/** A takes its group id implicitly; B, a bean created after startup, declares that group id as its scope. */
+	@Configuration(proxyBeanMethods = false)
+	static class LazyExplicitScope {
+
+		@Bean
+		Created lazyScopeCreatedListener(ItLedger ledger, @Value("${it.group}") String group) {
+			return new Created(ledger, group);
+		}
+
+		@Bean
+		@Lazy
+		Paid lazyScopePaidListener(ItLedger ledger, @Value("${it.group}") String group) {
 			return new Paid(ledger, group);
 		}
 
@@ -385,14 +516,41 @@ abstract class AbstractSharedGroupScopesIT {
 				super(ledger, group);
 			}
 
-			public String getGroup() {
-				return this.group;
-			}
-
-			@KafkaListener(topics = "${it.group}.paid", groupId = "#{__listener.group}")
-			@IdempotentListener
+			@KafkaListener(topics = "${it.group}.paid", groupId = "${it.group}-paid")
+			@IdempotentListener(scope = "${it.group}")
 			public void onPaid(String payload, @Header(IdempotencyHeaders.KEY) String key) {
 				this.ledger.credit(this.group + "-paid", key, payload);
+			}
+
+		}
+
+	}
+
+	/** As {@link LazyExplicitScope}, B a batch listener. */
+	@Configuration(proxyBeanMethods = false)
+	static class LazyExplicitBatchScope {
+
+		@Bean
+		LazyExplicitScope.Created lazyBatchScopeCreatedListener(ItLedger ledger, @Value("${it.group}") String group) {
+			return new LazyExplicitScope.Created(ledger, group);
+		}
+
+		@Bean
+		@Lazy
+		Paid lazyBatchScopePaidListener(ItLedger ledger, @Value("${it.group}") String group) {
+			return new Paid(ledger, group);
+		}
+
+		static class Paid extends ListenerBean {
+
+			Paid(ItLedger ledger, String group) {
+				super(ledger, group);
+			}
+
+			@KafkaListener(topics = "${it.group}.paid", groupId = "${it.group}-paid", containerFactory = "batchFactory")
+			@IdempotentListener(scope = "${it.group}")
+			public void onPaid(List<ConsumerRecord<String, String>> records) {
+				records.forEach((record) -> this.ledger.credit(this.group + "-paid", record.key(), record.value()));
 			}
 
 		}

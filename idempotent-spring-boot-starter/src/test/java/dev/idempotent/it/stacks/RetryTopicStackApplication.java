@@ -71,7 +71,7 @@ public class RetryTopicStackApplication {
 
 		@RetryableTopic(attempts = "3", backOff = @BackOff(delay = 100))
 		@KafkaListener(topics = TOPIC, groupId = "${it.run}-retry")
-		@IdempotentListener
+		@IdempotentListener(scope = "${it.run}-retry")
 		public void onPayment(String mode, @Header(name = IdempotencyHeaders.KEY, required = false) @Nullable String key) {
 			int call = this.attempts.call(String.valueOf(key));
 			this.payments.credit(this.group, String.valueOf(key));
