@@ -16,6 +16,7 @@ import dev.idempotent.key.KeyMasker;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 /**
  * The verdict of the INSERT of one claim row (a claim of {@link JdbcClaimStore}, a lease of
@@ -49,7 +50,7 @@ final class ClaimInsert {
 	private final String latestCommittedRead;
 
 	ClaimInsert(DataSource dataSource, TableName table, SqlDialect dialect) {
-		this.dataSource = dataSource;
+		this.dataSource = outsideTransactions(dataSource);
 		this.table = table;
 		this.dialect = dialect;
 		this.latestCommittedRead = "SELECT 1 FROM " + table.value() + " WHERE scope = ? AND idempotency_key = ?";
@@ -148,7 +149,10 @@ final class ClaimInsert {
 	 * <li>H2 (after a second INSERT, see {@link #rowMayVanish}): under READ COMMITTED the read sees the latest
 	 * committed rows. Under REPEATABLE READ and above even a locking read sees only the transaction's snapshot. So the
 	 * row is looked up on a connection of its own, which sees the latest committed rows: a row committed after the
-	 * snapshot is transient (a new transaction sees it), no row an error.</li>
+	 * snapshot is transient (a new transaction sees it), no row an error. The connection is borrowed from the target
+	 * of a {@link TransactionAwareDataSourceProxy}, which would hand out the transaction's own connection; it is a
+	 * second connection of the pool (a pool of one waits for its connection timeout, then the claim fails), and a
+	 * JTA DataSource that hands out a connection enlisted in the current transaction cannot make that look-up.</li>
 	 * </ul>
 	 * @param request the claim
 	 * @return the exception to throw: a {@link TransientClaimException} or a {@link DataIntegrityViolationException}
@@ -165,6 +169,18 @@ final class ClaimInsert {
 					: otherConstraint(request, null);
 			case MYSQL, MARIADB -> otherConstraint(request, null);
 		};
+	}
+
+	/**
+	 * The data source that hands out connections of their own: a {@link TransactionAwareDataSourceProxy} hands out the
+	 * connection of the current transaction, whose reads see the transaction's snapshot, so its target is used.
+	 */
+	private static DataSource outsideTransactions(DataSource dataSource) {
+		DataSource target = dataSource;
+		while (target instanceof TransactionAwareDataSourceProxy proxy && proxy.getTargetDataSource() != null) {
+			target = proxy.getTargetDataSource();
+		}
+		return target;
 	}
 
 	/** Whether the key's row exists as of now, read on a connection of its own, outside the claim's transaction. */
