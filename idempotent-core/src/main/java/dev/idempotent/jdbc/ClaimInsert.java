@@ -28,7 +28,8 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
  * stores a value the column cannot hold (too long; characters outside its character set) altered, with a warning. So:
  * <ul>
  * <li>MariaDB ({@code RETURNING}): a returned (scope, key) that is not the requested one, or more than one row, fails
- * the claim;</li>
+ * the claim, and so does a returned row that left a warning (another column stored altered, e.g. a source topic
+ * longer than its column);</li>
  * <li>MySQL (update count): an inserted row that left a warning fails the claim (the driver reads the warnings only
  * when the server reported some, so a clean claim stays one statement);</li>
  * <li>both: a skipped key is then read with a locking (current) read by the caller; no row means that another
@@ -100,8 +101,11 @@ final class ClaimInsert {
 			if (!requested || rs.next()) {
 				throw alteredKey(request);
 			}
-			return true;
 		}
+		// the returned key is the requested one, but IGNORE may have stored another column altered (a source topic
+		// longer than its column, a value out of range): the inserted row's warnings tell
+		requireNoWarnings(ps, request);
+		return true;
 	}
 
 	private boolean countedRow(PreparedStatement ps, ClaimRequest request) throws SQLException {
@@ -109,14 +113,49 @@ final class ClaimInsert {
 		if (rows == 0) {
 			return false;
 		}
-		SQLWarning warnings = ps.getWarnings();
-		if (rows != 1 || warnings != null) {
-			throw new DataIntegrityViolationException("The claim INSERT into " + this.table + " of scope="
-					+ request.scope() + " key=" + KeyMasker.MASKED.mask(request.key()) + " stored the row altered"
-					+ " (warnings " + codes(warnings) + ": values truncated or characters replaced): the table cannot hold"
-					+ " the claim; check its definition (see SchemaValidator)");
+		if (rows != 1) {
+			throw alteredRow(request, null);
 		}
+		requireNoWarnings(ps, request);
 		return true;
+	}
+
+	/**
+	 * Fail the claim if the INSERT that inserted its row left a warning: {@code IGNORE} turned an error (a value the
+	 * column cannot hold) into a warning and stored the value altered. Drivers read the warnings (SHOW WARNINGS) only
+	 * when the server reported some, so a clean claim stays one statement.
+	 */
+	private void requireNoWarnings(PreparedStatement ps, ClaimRequest request) throws SQLException {
+		SQLWarning warnings = ps.getWarnings();
+		if (warnings != null) {
+			throw alteredRow(request, warnings);
+		}
+	}
+
+	/**
+	 * Fail a multi-row claim INSERT of MariaDB's {@code INSERT IGNORE ... RETURNING} that left a warning other than a
+	 * skipped duplicate: {@code IGNORE} stored a value of an inserted row altered (a source topic longer than its
+	 * column, a value out of range). Its caller's transaction rolls back every row of the statement.
+	 * @param ps the executed statement, its result set read
+	 * @param request a claim of the statement
+	 * @throws DataIntegrityViolationException if a warning is not a duplicate's
+	 * @throws SQLException if the warnings cannot be read
+	 */
+	void requireOnlyDuplicateWarnings(PreparedStatement ps, ClaimRequest request) throws SQLException {
+		SQLWarning warnings = ps.getWarnings();
+		for (SQLWarning warning = warnings; warning != null; warning = warning.getNextWarning()) {
+			if (!this.dialect.isDuplicateKey(new SQLException(warning.getMessage(), warning.getSQLState(),
+					warning.getErrorCode()))) {
+				throw alteredRow(request, warnings);
+			}
+		}
+	}
+
+	private DataIntegrityViolationException alteredRow(ClaimRequest request, @Nullable SQLWarning warnings) {
+		return new DataIntegrityViolationException("The claim INSERT into " + this.table + " of scope="
+				+ request.scope() + " key=" + KeyMasker.MASKED.mask(request.key()) + " stored the row altered"
+				+ " (warnings " + codes(warnings) + ": values truncated or characters replaced): the table cannot hold"
+				+ " the claim; check its definition (see SchemaValidator)");
 	}
 
 	private static List<Integer> codes(@Nullable SQLWarning warnings) {

@@ -342,6 +342,13 @@ public class JdbcClaimStore implements ClaimStore {
 					inserted.add(new ClaimRequest(rs.getString(1), rs.getString(2), null));
 				}
 			}
+			if (this.dialect == SqlDialect.MARIADB) {
+				if (!chunk.stream().map(JdbcClaimStore::withoutSource).toList().containsAll(inserted)) {
+					throw this.claimInsert.alteredKey(chunk.get(0));
+				}
+				// IGNORE skips duplicates with a warning each, and stores a value a column cannot hold altered with one
+				this.claimInsert.requireOnlyDuplicateWarnings(ps, chunk.get(0));
+			}
 		}
 		return inserted;
 	}
