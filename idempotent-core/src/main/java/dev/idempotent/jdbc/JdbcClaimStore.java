@@ -445,7 +445,11 @@ public class JdbcClaimStore implements ClaimStore {
 		}
 	}
 
-	/** No row yet (the claim rolled back with the failed work): insert a FAILED one; a duplicate means it exists. */
+	/**
+	 * No row yet (the claim rolled back with the failed work): insert a FAILED one. A key found taken means its row
+	 * exists and may not be downgraded (it SUCCEEDED, or holds a live lease); like a claim, that INSERT raises no
+	 * server error on MySQL and MariaDB (see {@link ClaimInsert}).
+	 */
 	private void insertFailed(Connection connection, ClaimRequest request, int attempts, String lastError,
 			LocalDateTime now) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.insertFailed())) {
@@ -455,12 +459,7 @@ public class JdbcClaimStore implements ClaimStore {
 			ps.setString(4, lastError);
 			this.dialect.bindTime(ps, 5, now);
 			this.dialect.bindTime(ps, 6, now);
-			ps.executeUpdate();
-		}
-		catch (SQLException ex) {
-			if (!this.dialect.isDuplicateKey(ex)) {
-				throw ex;
-			}
+			this.claimInsert.run(ps, request);
 		}
 	}
 
