@@ -27,11 +27,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The single-record claim and lease INSERTs of the MySQL family ({@code INSERT IGNORE ... RETURNING} of MariaDB, and
  * MySQL's {@code INSERT IGNORE} with its update count, run on the MariaDB server) through mysql-connector-j, the
- * driver of MySQL users, with the connection options that change how it executes statements and counts rows, in a
+ * driver of MySQL users, and mariadb-java-client, with the connection options that change how it executes statements and counts rows, in a
  * session with a non-strict sql_mode: a claim, a hit, and values the table cannot hold (a key, a source topic), which
  * must fail the claim rather than be stored altered.
  */
-class MySqlConnectorJOptionsTest {
+class MySqlFamilyDriverOptionsTest {
 
 	private DataSource dataSource;
 
@@ -39,7 +39,9 @@ class MySqlConnectorJOptionsTest {
 
 	static Stream<Arguments> optionsAndDialects() {
 		return Stream.of("", "useServerPrepStmts=true&cachePrepStmts=true", "cachePrepStmts=true",
-				"useAffectedRows=true&rewriteBatchedStatements=true", "useServerPrepStmts=true&useCursorFetch=true&defaultFetchSize=10")
+				"useAffectedRows=true&rewriteBatchedStatements=true", "useServerPrepStmts=true&useCursorFetch=true&defaultFetchSize=10",
+				// mariadb-java-client, whose URLs start with jdbc:mariadb:
+				"mariadb:useServerPrepStmts=true&cachePrepStmts=true", "mariadb:useAffectedRows=true&useBulkStmts=true")
 			.flatMap((options) -> Stream.of(Arguments.of(options, SqlDialect.MARIADB),
 					Arguments.of(options, SqlDialect.MYSQL)));
 	}
@@ -55,7 +57,9 @@ class MySqlConnectorJOptionsTest {
 	@ParameterizedTest
 	@MethodSource("optionsAndDialects")
 	void claimsHitsAndAlteredValuesUnderANonStrictSqlMode(String options, SqlDialect dialect) {
-		TestDatabases.Connection mariadb = TestDatabases.MARIADB;
+		TestDatabases.Connection mariadb = options.startsWith("mariadb:") ? MariaDbJavaClientTest.mariadbJavaClient()
+				: TestDatabases.MARIADB;
+		options = options.startsWith("mariadb:") ? options.substring("mariadb:".length()) : options;
 		String url = mariadb.url() + (options.isEmpty() ? "" : (mariadb.url().contains("?") ? "&" : "?") + options);
 		this.dataSource = TestDatabases.pool(new TestDatabases.Connection(url, mariadb.user(), mariadb.password()),
 				"SET sql_mode = ''");
