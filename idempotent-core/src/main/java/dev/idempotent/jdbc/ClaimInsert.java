@@ -16,6 +16,7 @@ import dev.idempotent.key.KeyMasker;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 /**
  * The verdict of the INSERT of one claim row (a claim of {@link JdbcClaimStore}, a lease of
@@ -27,7 +28,8 @@ import org.springframework.dao.DataIntegrityViolationException;
  * stores a value the column cannot hold (too long; characters outside its character set) altered, with a warning. So:
  * <ul>
  * <li>MariaDB ({@code RETURNING}): a returned (scope, key) that is not the requested one, or more than one row, fails
- * the claim;</li>
+ * the claim, and so does a returned row that left a warning (another column stored altered, e.g. a source topic
+ * longer than its column);</li>
  * <li>MySQL (update count): an inserted row that left a warning fails the claim (the driver reads the warnings only
  * when the server reported some, so a clean claim stays one statement);</li>
  * <li>both: a skipped key is then read with a locking (current) read by the caller; no row means that another
@@ -49,7 +51,7 @@ final class ClaimInsert {
 	private final String latestCommittedRead;
 
 	ClaimInsert(DataSource dataSource, TableName table, SqlDialect dialect) {
-		this.dataSource = dataSource;
+		this.dataSource = outsideTransactions(dataSource);
 		this.table = table;
 		this.dialect = dialect;
 		this.latestCommittedRead = "SELECT 1 FROM " + table.value() + " WHERE scope = ? AND idempotency_key = ?";
@@ -99,8 +101,11 @@ final class ClaimInsert {
 			if (!requested || rs.next()) {
 				throw alteredKey(request);
 			}
-			return true;
 		}
+		// the returned key is the requested one, but IGNORE may have stored another column altered (a source topic
+		// longer than its column, a value out of range): the inserted row's warnings tell
+		requireNoWarnings(ps, request);
+		return true;
 	}
 
 	private boolean countedRow(PreparedStatement ps, ClaimRequest request) throws SQLException {
@@ -108,14 +113,49 @@ final class ClaimInsert {
 		if (rows == 0) {
 			return false;
 		}
-		SQLWarning warnings = ps.getWarnings();
-		if (rows != 1 || warnings != null) {
-			throw new DataIntegrityViolationException("The claim INSERT into " + this.table + " of scope="
-					+ request.scope() + " key=" + KeyMasker.MASKED.mask(request.key()) + " stored the row altered"
-					+ " (warnings " + codes(warnings) + ": values truncated or characters replaced): the table cannot hold"
-					+ " the claim; check its definition (see SchemaValidator)");
+		if (rows != 1) {
+			throw alteredRow(request, null);
 		}
+		requireNoWarnings(ps, request);
 		return true;
+	}
+
+	/**
+	 * Fail the claim if the INSERT that inserted its row left a warning: {@code IGNORE} turned an error (a value the
+	 * column cannot hold) into a warning and stored the value altered. Drivers read the warnings (SHOW WARNINGS) only
+	 * when the server reported some, so a clean claim stays one statement.
+	 */
+	private void requireNoWarnings(PreparedStatement ps, ClaimRequest request) throws SQLException {
+		SQLWarning warnings = ps.getWarnings();
+		if (warnings != null) {
+			throw alteredRow(request, warnings);
+		}
+	}
+
+	/**
+	 * Fail a multi-row claim INSERT of MariaDB's {@code INSERT IGNORE ... RETURNING} that left a warning other than a
+	 * skipped duplicate: {@code IGNORE} stored a value of an inserted row altered (a source topic longer than its
+	 * column, a value out of range). Its caller's transaction rolls back every row of the statement.
+	 * @param ps the executed statement, its result set read
+	 * @param request a claim of the statement
+	 * @throws DataIntegrityViolationException if a warning is not a duplicate's
+	 * @throws SQLException if the warnings cannot be read
+	 */
+	void requireOnlyDuplicateWarnings(PreparedStatement ps, ClaimRequest request) throws SQLException {
+		SQLWarning warnings = ps.getWarnings();
+		for (SQLWarning warning = warnings; warning != null; warning = warning.getNextWarning()) {
+			if (!this.dialect.isDuplicateKey(new SQLException(warning.getMessage(), warning.getSQLState(),
+					warning.getErrorCode()))) {
+				throw alteredRow(request, warnings);
+			}
+		}
+	}
+
+	private DataIntegrityViolationException alteredRow(ClaimRequest request, @Nullable SQLWarning warnings) {
+		return new DataIntegrityViolationException("The claim INSERT into " + this.table + " of scope="
+				+ request.scope() + " key=" + KeyMasker.MASKED.mask(request.key()) + " stored the row altered"
+				+ " (warnings " + codes(warnings) + ": values truncated or characters replaced): the table cannot hold"
+				+ " the claim; check its definition (see SchemaValidator)");
 	}
 
 	private static List<Integer> codes(@Nullable SQLWarning warnings) {
@@ -148,7 +188,10 @@ final class ClaimInsert {
 	 * <li>H2 (after a second INSERT, see {@link #rowMayVanish}): under READ COMMITTED the read sees the latest
 	 * committed rows. Under REPEATABLE READ and above even a locking read sees only the transaction's snapshot. So the
 	 * row is looked up on a connection of its own, which sees the latest committed rows: a row committed after the
-	 * snapshot is transient (a new transaction sees it), no row an error.</li>
+	 * snapshot is transient (a new transaction sees it), no row an error. The connection is borrowed from the target
+	 * of a {@link TransactionAwareDataSourceProxy}, which would hand out the transaction's own connection; it is a
+	 * second connection of the pool (a pool of one waits for its connection timeout, then the claim fails), and a
+	 * JTA DataSource that hands out a connection enlisted in the current transaction cannot make that look-up.</li>
 	 * </ul>
 	 * @param request the claim
 	 * @return the exception to throw: a {@link TransientClaimException} or a {@link DataIntegrityViolationException}
@@ -165,6 +208,18 @@ final class ClaimInsert {
 					: otherConstraint(request, null);
 			case MYSQL, MARIADB -> otherConstraint(request, null);
 		};
+	}
+
+	/**
+	 * The data source that hands out connections of their own: a {@link TransactionAwareDataSourceProxy} hands out the
+	 * connection of the current transaction, whose reads see the transaction's snapshot, so its target is used.
+	 */
+	private static DataSource outsideTransactions(DataSource dataSource) {
+		DataSource target = dataSource;
+		while (target instanceof TransactionAwareDataSourceProxy proxy && proxy.getTargetDataSource() != null) {
+			target = proxy.getTargetDataSource();
+		}
+		return target;
 	}
 
 	/** Whether the key's row exists as of now, read on a connection of its own, outside the claim's transaction. */

@@ -18,7 +18,9 @@ import java.util.Collections;
  * returns status, created_at, source topic, partition, offset [, payload_fingerprint]
  * @param markFailed marks an existing row FAILED unless it SUCCEEDED or holds a live lease: binds attempts, last
  * error, updated, scope, key, now
- * @param insertFailed inserts a FAILED row: binds scope, key, attempts, last error, created, updated
+ * @param insertFailed inserts a FAILED row: binds scope, key, attempts, last error, created, updated; rendered by
+ * {@link SqlDialect#claimInsert} (so that a key whose row exists raises no server error), read by
+ * {@link ClaimInsert#run}
  * @param table the table name, for the statements whose length depends on the batch
  * @param insertSuffix the dialect's suffix of claim INSERTs
  * @param fingerprints whether the statements write and read the {@value #FINGERPRINT_COLUMN} column
@@ -97,8 +99,8 @@ record ClaimStatements(String insert, String reclaim, String read, String markFa
 				"UPDATE " + t + " SET status = 2, attempts = attempts + ?, last_error = ?, updated_at = ?"
 						+ " WHERE scope = ? AND idempotency_key = ?"
 						+ " AND (status = 2 OR (status = 0 AND (lease_until IS NULL OR lease_until < ?)))",
-				"INSERT INTO " + t + " (scope, idempotency_key, status, attempts, last_error, created_at, updated_at)"
-						+ " VALUES (?, ?, 2, ?, ?, ?, ?)" + dialect.insertSuffix(), t, dialect.insertSuffix(), fingerprints);
+				dialect.claimInsert(t + " (scope, idempotency_key, status, attempts, last_error, created_at, updated_at)"
+						+ " VALUES (?, ?, 2, ?, ?, ?, ?)"), t, dialect.insertSuffix(), fingerprints);
 	}
 
 	private static String insertColumns(boolean fingerprints) {

@@ -343,6 +343,13 @@ public class JdbcClaimStore implements ClaimStore {
 					inserted.add(new ClaimRequest(rs.getString(1), rs.getString(2), null));
 				}
 			}
+			if (this.dialect == SqlDialect.MARIADB) {
+				if (!chunk.stream().map(JdbcClaimStore::withoutSource).toList().containsAll(inserted)) {
+					throw this.claimInsert.alteredKey(chunk.get(0));
+				}
+				// IGNORE skips duplicates with a warning each, and stores a value a column cannot hold altered with one
+				this.claimInsert.requireOnlyDuplicateWarnings(ps, chunk.get(0));
+			}
 		}
 		return inserted;
 	}
@@ -439,7 +446,11 @@ public class JdbcClaimStore implements ClaimStore {
 		}
 	}
 
-	/** No row yet (the claim rolled back with the failed work): insert a FAILED one; a duplicate means it exists. */
+	/**
+	 * No row yet (the claim rolled back with the failed work): insert a FAILED one. A key found taken means its row
+	 * exists and may not be downgraded (it SUCCEEDED, or holds a live lease); like a claim, that INSERT raises no
+	 * server error on MySQL and MariaDB (see {@link ClaimInsert}).
+	 */
 	private void insertFailed(Connection connection, ClaimRequest request, int attempts, String lastError,
 			LocalDateTime now) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.insertFailed())) {
@@ -449,12 +460,7 @@ public class JdbcClaimStore implements ClaimStore {
 			ps.setString(4, lastError);
 			this.dialect.bindTime(ps, 5, now);
 			this.dialect.bindTime(ps, 6, now);
-			ps.executeUpdate();
-		}
-		catch (SQLException ex) {
-			if (!this.dialect.isDuplicateKey(ex)) {
-				throw ex;
-			}
+			this.claimInsert.run(ps, request);
 		}
 	}
 

@@ -286,7 +286,8 @@ public final class SchemaValidator {
 	 * What is wrong with a key or scope column on MySQL or MariaDB, if anything. Its character set must be utf8mb4 (or
 	 * none, for a binary string): under a non-strict sql_mode, latin1 or utf8mb3 columns store the characters they
 	 * cannot hold as '?' (4-byte characters in utf8mb3), with a mere warning, so that distinct keys merge. Its
-	 * collation must be binary and NO PAD, or keys that differ in case, accents or trailing spaces merge.
+	 * collation must be binary and NO PAD, or keys that differ in case, accents or trailing spaces merge. Its type must
+	 * be of variable length (VARCHAR, VARBINARY): CHAR and BINARY pad values.
 	 * @return the problem with the DDL that fixes it, or {@code null}
 	 */
 	static @Nullable String keyColumnProblem(SqlDialect dialect, TableName table, TextColumn column) {
@@ -294,6 +295,16 @@ public final class SchemaValidator {
 		String fix = "; fix it with: ALTER TABLE " + table + " MODIFY " + column.name() + " " + column.type()
 				+ " CHARACTER SET utf8mb4 COLLATE " + collation + (column.nullable() ? " NULL" : " NOT NULL");
 		String charset = (column.charset() != null) ? column.charset().toLowerCase(Locale.ROOT) : "binary";
+		String type = column.type().toLowerCase(Locale.ROOT);
+		if (type.startsWith("char(") || type.startsWith("binary(")) {
+			String variable = "var" + type;
+			return "column " + column.name() + " is " + column.type() + ", a fixed-length type that pads its values:"
+					+ " CHAR drops a key's trailing spaces (so 'a' and 'a ' are one key) and BINARY pads it with zero bytes"
+					+ " (so a duplicate's row is not found by its key); it must be " + variable + "; fix it with: ALTER TABLE "
+					+ table + " MODIFY " + column.name() + " " + variable + (charset.equals("binary") ? ""
+							: " CHARACTER SET utf8mb4 COLLATE " + collation)
+					+ (column.nullable() ? " NULL" : " NOT NULL");
+		}
 		if (!charset.equals("utf8mb4") && !charset.equals("binary")) {
 			return "column " + column.name() + " uses character set " + column.charset() + " (collation "
 					+ column.collation() + "), which cannot hold every character of a key: under a non-strict sql_mode"

@@ -296,6 +296,33 @@ public abstract class AbstractClaimStoreContractTest {
 	 * LEASED mode: a duplicate from another unique constraint of the claim table leaves no row to read for the key. It is
 	 * an error, as in TRANSACTIONAL mode, never "in progress elsewhere" (which is retried without end).
 	 */
+	/**
+	 * A value of a column other than the key that the column cannot hold (here a source topic longer than a narrowed
+	 * column) is an error, as a plain INSERT reports it, never stored altered: MySQL's and MariaDB's {@code IGNORE}
+	 * would store it truncated with a mere warning, and a lease or claim row would then say something else than what
+	 * was delivered.
+	 */
+	@Test
+	void aSourceTopicTheColumnCannotHoldFailsClaimsLeasesAndBatchesInsteadOfBeingStoredTruncated() {
+		this.jdbc.execute(switch (expectedDialect()) {
+			case MYSQL, MARIADB -> "ALTER TABLE " + this.table + " MODIFY source_topic VARCHAR(10) NULL";
+			case POSTGRESQL -> "ALTER TABLE " + this.table + " ALTER COLUMN source_topic TYPE VARCHAR(10)";
+			case H2 -> "ALTER TABLE " + this.table + " ALTER COLUMN source_topic SET DATA TYPE VARCHAR(10)";
+		});
+		ClaimRequest longTopic = new ClaimRequest("ledger", "order-1", new DeliverySource("orders-of-the-eu-west", 2, 42));
+
+		assertThatThrownBy(() -> this.executor.execute(longTopic, () -> "booked"))
+			.isInstanceOf(org.springframework.dao.DataIntegrityViolationException.class);
+		assertThatThrownBy(() -> leasedExecutor().execute(longTopic, Duration.ofMinutes(1), () -> "sent"))
+			.isInstanceOf(org.springframework.dao.DataIntegrityViolationException.class);
+		DeliverySource source = new DeliverySource("orders-of-the-eu-west", 2, 43);
+		assertThatThrownBy(() -> this.executor.executeBatch(List.of(new ClaimRequest("ledger", "order-2", source),
+				new ClaimRequest("ledger", "order-3", source)), List::size))
+			.isInstanceOf(org.springframework.dao.DataIntegrityViolationException.class);
+		assertThat(count(this.table.value())).as("nothing stored").isZero();
+		assertThat(this.listener.hits).hasValue(0);
+	}
+
 	@Test
 	void aLeasedClaimViolatingAnotherUniqueConstraintOfTheClaimTableIsAnErrorNotInProgress() throws Throwable {
 		this.jdbc.execute("CREATE UNIQUE INDEX ux_" + this.table.value() + "_topic ON " + this.table + " (source_topic)");

@@ -15,6 +15,7 @@ import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.claim.FailureRecorder;
 import dev.idempotent.claim.HitLog;
 import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.TransactionalClaimExecutor;
@@ -123,6 +124,30 @@ class MariaDbJavaClientTest {
 				.as("one INFO line per hit, keys masked").hasSize(3 * keys.size());
 		}
 		assertThat(listener.hits).hasValue(3 * keys.size());
+	}
+
+	/**
+	 * Recording a dead-lettered record's failure for a key whose row exists but may not be downgraded (it SUCCEEDED,
+	 * or holds a live lease) inserts nothing: that INSERT's duplicate must raise no server error either, which
+	 * mariadb-java-client would log at WARN with the key in clear.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = SqlDialect.class, names = { "MARIADB", "MYSQL" })
+	void recordingTheFailureOfAKeyThatSucceededLogsNoServerError(SqlDialect dialect) throws Throwable {
+		this.table = TestDatabases.createClaimTable(dataSource, SqlDialect.MARIADB);
+		JdbcClaimStore store = new JdbcClaimStore(dataSource, this.table, dialect, Clock.systemUTC());
+		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(dataSource);
+		new TransactionalClaimExecutor(store, transactionManager, new RecordingClaimListener(), 5)
+			.execute(request("+4917612345678"), () -> "booked");
+
+		try (LogRecorder all = LogRecorder.of(Logger.ROOT_LOGGER_NAME)) {
+			new FailureRecorder(store, transactionManager).record(request("+4917612345678"), 3, new IllegalStateException("boom"));
+
+			assertThat(all.events().stream().map(MariaDbJavaClientTest::text))
+				.as("log lines with the key in clear").noneMatch((line) -> line.contains("+4917612345678"));
+		}
+		assertThat(new JdbcTemplate(dataSource).queryForObject("SELECT status FROM " + this.table, Integer.class))
+			.as("still SUCCEEDED").isEqualTo(1);
 	}
 
 	/**

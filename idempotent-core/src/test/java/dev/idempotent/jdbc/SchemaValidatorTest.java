@@ -48,6 +48,20 @@ class SchemaValidatorTest {
 						+ " idempotent_claim MODIFY idempotency_key varchar(128) CHARACTER SET utf8mb4 COLLATE " + expected);
 	}
 
+	/**
+	 * Fixed-length columns pad: CHAR drops trailing spaces, so 'a' and 'a ' are one key, and BINARY pads with 0x00, so
+	 * the read of a hit's row by its key finds nothing (every duplicate fails as another constraint's violation).
+	 */
+	@ParameterizedTest(name = "{0}: {1} {2} / {3}")
+	@CsvSource({ "MARIADB, char(128), utf8mb4, utf8mb4_nopad_bin, varchar(128)", "MYSQL, char(128), utf8mb4, utf8mb4_0900_bin, varchar(128)",
+			"MARIADB, binary(128), , , varbinary(128)", "MYSQL, binary(64), binary, binary, varbinary(64)" })
+	void refusesFixedLengthColumnsThatPadKeys(SqlDialect dialect, String type, String charset, String collation,
+			String expected) {
+		TextColumn fixed = new TextColumn("idempotency_key", charset, collation, type, false);
+		assertThat(SchemaValidator.keyColumnProblem(dialect, TABLE, fixed)).startsWith("column idempotency_key is "
+				+ type + ", a fixed-length type that pads its values").contains("it must be " + expected);
+	}
+
 	@Test
 	void theFixKeepsANullableColumnNullable() {
 		TextColumn nullable = new TextColumn("scope", "latin1", "latin1_bin", "varchar(64)", true);
