@@ -29,7 +29,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What every stacks test needs: a run id that makes consumer groups (and so scopes) unique per run, the claim
- * counters, the idempotency table's status of a key, and a reader of dead-letter topics.
+ * counters, the idempotency table's status of a key, the beans of {@link StackBeans}, and a reader of
+ * dead-letter topics.
  */
 abstract class AbstractStackIT {
 
@@ -45,6 +46,14 @@ abstract class AbstractStackIT {
 	/** On the business (primary) database. */
 	@Autowired
 	JdbcTemplate jdbc;
+
+	/** The business table every stack application writes. */
+	@Autowired
+	StackPayments payments;
+
+	/** The listener's calls per key. */
+	@Autowired
+	Attempts attempts;
 
 	@DynamicPropertySource
 	static void run(DynamicPropertyRegistry registry) {
