@@ -1,21 +1,13 @@
 package dev.idempotent.it;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
-import dev.idempotent.metrics.MicrometerClaimListener;
 import dev.idempotent.testsupport.TestDatabases;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -25,10 +17,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
-import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
-import org.springframework.kafka.test.utils.KafkaTestUtils;
 import org.springframework.messaging.handler.annotation.Header;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -83,7 +73,8 @@ abstract class AbstractSharedGroupScopesIT {
 				kafka.send(group + ".created", "order-42", "created 42");
 				kafka.send(group + ".paid", "order-42", "paid 42");
 				await().atMost(KafkaTestSupport.timeout())
-					.until(() -> hits(meters, group + "-created") == 1 && hits(meters, group + "-paid") == 1);
+					.until(() -> ClaimMeters.hits(meters, group + "-created") == 1
+							&& ClaimMeters.hits(meters, group + "-paid") == 1);
 				await().atMost(KafkaTestSupport.timeout())
 					.until(() -> kafka.lag(group, group + ".created") == 0 && kafka.lag(group, group + ".paid") == 0);
 				assertThat(ledger.rows(group + "-created", "order-42")).isOne();
@@ -147,7 +138,7 @@ abstract class AbstractSharedGroupScopesIT {
 			throws Exception {
 		String group = RUN + "-runtime";
 		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
-				Consumer<String, String> dlt = deadLetterConsumer(broker, group)) {
+				DeadLetterReader dlt = new DeadLetterReader(broker.getBrokersAsString(), group + ".paid.DLT")) {
 			kafka.createTopics(1, group + ".created", group + ".paid", group + ".paid.DLT");
 			kafka.send(group + ".created", "order-42", "created 42");
 			runner(broker, group, GroupFromListenerBean.class).run((context) -> {
@@ -156,30 +147,17 @@ abstract class AbstractSharedGroupScopesIT {
 				await().atMost(KafkaTestSupport.timeout()).until(() -> ledger.rows(group + "-created", "order-42") == 1);
 				kafka.send(group + ".paid", "order-42", "paid 42");
 
-				dlt.subscribe(List.of(group + ".paid.DLT"));
-				List<ConsumerRecord<String, String>> dead = new ArrayList<>();
-				await().atMost(KafkaTestSupport.timeout()).until(() -> {
-					KafkaTestUtils.getRecords(dlt, Duration.ofMillis(200)).forEach(dead::add);
-					return !dead.isEmpty();
-				});
-				assertThat(header(dead.get(0), IdempotencyHeaders.REJECTION_REASON)).isEqualTo("SCOPE_CONFLICT");
-				assertThat(header(dead.get(0), IdempotencyHeaders.REJECTION_MESSAGE))
+				ConsumerRecord<String, String> dead = dlt.awaitValue("paid 42");
+				assertThat(DeadLetterReader.header(dead, IdempotencyHeaders.REJECTION_REASON)).isEqualTo("SCOPE_CONFLICT");
+				assertThat(DeadLetterReader.header(dead, IdempotencyHeaders.REJECTION_MESSAGE))
 					.contains(GroupFromListenerBean.Paid.class.getName() + ".onPaid(")
 					.contains("already belongs to")
 					.contains(GroupFromListenerBean.Created.class.getName() + ".onCreated(");
 				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, group + ".paid") == 0);
 				assertThat(ledger.rows(group + "-paid", "order-42")).isZero();
-				assertThat(hits(context.getBean(MeterRegistry.class), group)).isZero();
+				assertThat(ClaimMeters.hits(context.getBean(MeterRegistry.class), group)).isZero();
 			});
 		}
-	}
-
-	private static double hits(MeterRegistry meters, String scope) {
-		Counter counter = meters.find(MicrometerClaimListener.CLAIMS)
-			.tag("scope", scope)
-			.tag("outcome", MicrometerClaimListener.HIT)
-			.counter();
-		return (counter != null) ? counter.count() : 0;
 	}
 
 	private static List<String> scopes(JdbcTemplate jdbc, String key) {
@@ -189,19 +167,6 @@ abstract class AbstractSharedGroupScopesIT {
 	private static int status(JdbcTemplate jdbc, String scope, String key) {
 		return jdbc.queryForObject("SELECT status FROM " + TABLE + " WHERE scope = ? AND idempotency_key = ?",
 				Integer.class, scope, key);
-	}
-
-	private static Consumer<String, String> deadLetterConsumer(EmbeddedKafkaBroker broker, String group) {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(broker.getBrokersAsString(), group + "-dlt-reader",
-				false);
-		props.put("auto.offset.reset", "earliest");
-		return new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(), new StringDeserializer())
-			.createConsumer();
-	}
-
-	private static String header(ConsumerRecord<?, ?> record, String name) {
-		org.apache.kafka.common.header.Header header = record.headers().lastHeader(name);
-		return (header != null) ? new String(header.value(), StandardCharsets.UTF_8) : "<none>";
 	}
 
 	/** Registers one listener bean of the given class, built from the ledger and {@code it.group}. */

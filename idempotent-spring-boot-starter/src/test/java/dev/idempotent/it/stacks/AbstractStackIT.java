@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.idempotent.it.ClaimMeters;
 import dev.idempotent.it.KafkaTestSupport;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.metrics.MicrometerClaimListener;
@@ -73,13 +74,7 @@ abstract class AbstractStackIT {
 	}
 
 	long count(String scope, String outcome) {
-		return (long) this.meters.find(MicrometerClaimListener.CLAIMS)
-			.tag("scope", scope)
-			.tag("outcome", outcome)
-			.counters()
-			.stream()
-			.mapToDouble(Counter::count)
-			.sum();
+		return ClaimMeters.count(this.meters, scope, outcome);
 	}
 
 	/** A claim counter summed over every scope that starts with {@code prefix}. */
