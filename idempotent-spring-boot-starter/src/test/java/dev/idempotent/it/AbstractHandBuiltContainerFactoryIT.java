@@ -1,7 +1,6 @@
 package dev.idempotent.it;
 
 import java.util.List;
-import java.util.Objects;
 import java.util.UUID;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
@@ -15,7 +14,6 @@ import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
@@ -26,7 +24,6 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -37,7 +34,8 @@ import static org.awaitility.Awaitility.await;
  * headers) from these factories too, single-record and batch; a factory with an error handler the starter cannot
  * vouch for stops the application, naming it.
  */
-@SpringBootTest(classes = { ItApplication.class, AbstractHandBuiltContainerFactoryIT.Listeners.class })
+@SpringBootTest(
+		classes = { ItApplication.class, ClaimTable.class, AbstractHandBuiltContainerFactoryIT.Listeners.class })
 @EmbeddedKafka(partitions = 1, topics = { AbstractHandBuiltContainerFactoryIT.SINGLE,
 		AbstractHandBuiltContainerFactoryIT.SINGLE + ".DLT", AbstractHandBuiltContainerFactoryIT.BATCH,
 		AbstractHandBuiltContainerFactoryIT.BATCH + ".DLT" })
@@ -59,7 +57,7 @@ abstract class AbstractHandBuiltContainerFactoryIT {
 	ItLedger ledger;
 
 	@Autowired
-	JdbcTemplate jdbc;
+	ClaimTable claims;
 
 	@Autowired
 	KafkaConnectionDetails kafkaConnection;
@@ -97,8 +95,8 @@ abstract class AbstractHandBuiltContainerFactoryIT {
 			assertThat(DeadLetterReader.header(dead, IdempotencyHeaders.DEAD_LETTER_SCOPE)).isEqualTo(SINGLE_GROUP);
 			assertThat(DeadLetterReader.header(dead, IdempotencyHeaders.DEAD_LETTER_KEY)).isEqualTo("single-fails");
 			assertThat(DeadLetterReader.header(dead, "kafka_dlt-exception-fqcn")).contains("ListenerExecutionFailedException");
-			await().atMost(KafkaTestSupport.timeout()).until(() -> status(SINGLE_GROUP, "single-fails") == 2);
-			assertThat(attempts(SINGLE_GROUP, "single-fails")).as("first attempt and two retries").isEqualTo(3);
+			await().atMost(KafkaTestSupport.timeout()).until(() -> this.claims.status(SINGLE_GROUP, "single-fails") == 2);
+			assertThat(this.claims.attempts(SINGLE_GROUP, "single-fails")).as("first attempt and two retries").isEqualTo(3);
 			await().atMost(KafkaTestSupport.timeout()).until(() -> this.ledger.rows(SINGLE_GROUP, "single-after-failure") == 1);
 			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(SINGLE_GROUP, SINGLE) == 0);
 		}
@@ -125,25 +123,10 @@ abstract class AbstractHandBuiltContainerFactoryIT {
 		SpringApplicationBuilder application = new SpringApplicationBuilder(ItApplication.class, Refused.class)
 			.properties(database().properties().toArray(String[]::new))
 			.properties("spring.kafka.bootstrap-servers=" + bootstrapServers(), "it.run=" + RUN);
-		Throwable failure = catchThrowable(application::run);
-		while (failure != null && failure.getCause() != null && failure.getCause() != failure) {
-			failure = failure.getCause();
-		}
-		assertThat(failure).isInstanceOf(IllegalStateException.class)
+		assertThat(StartupFailure.rootCause(application)).isInstanceOf(IllegalStateException.class)
 			.hasMessageContaining("Container factory 'droppingFactory' has its own error handler")
 			.hasMessageContaining(DefaultErrorHandler.class.getName())
 			.hasMessageContaining("FailedClaimRecoverer");
-	}
-
-	private int status(String scope, String key) {
-		List<Integer> status = this.jdbc.queryForList(
-				"SELECT status FROM idempotent_claim WHERE scope = ? AND idempotency_key = ?", Integer.class, scope, key);
-		return status.isEmpty() ? -1 : status.get(0);
-	}
-
-	private int attempts(String scope, String key) {
-		return Objects.requireNonNull(this.jdbc.queryForObject(
-				"SELECT attempts FROM idempotent_claim WHERE scope = ? AND idempotency_key = ?", Integer.class, scope, key));
 	}
 
 	private String bootstrapServers() {

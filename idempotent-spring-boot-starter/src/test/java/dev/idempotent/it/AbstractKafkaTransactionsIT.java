@@ -3,7 +3,6 @@ package dev.idempotent.it;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,7 +22,6 @@ import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.metrics.MicrometerClaimListener;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -39,7 +37,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.dao.TransientDataAccessResourceException;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
@@ -56,7 +53,6 @@ import org.springframework.test.context.TestPropertySource;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -69,7 +65,7 @@ import static org.awaitility.Awaitility.await;
  * the same retries, dead-letter topic, FAILED rows, not-retryable bad keys and transient back-off, on Boot's
  * factory and on a hand-built one.
  */
-@SpringBootTest(classes = { ItApplication.class, AbstractKafkaTransactionsIT.Listeners.class })
+@SpringBootTest(classes = { ItApplication.class, ClaimTable.class, AbstractKafkaTransactionsIT.Listeners.class })
 @EmbeddedKafka(partitions = 1,
 		topics = { AbstractKafkaTransactionsIT.BOOT, AbstractKafkaTransactionsIT.HAND, AbstractKafkaTransactionsIT.HAND + ".DLT",
 				AbstractKafkaTransactionsIT.CLAIM, AbstractKafkaTransactionsIT.CLAIM_SYNC, AbstractKafkaTransactionsIT.OUT },
@@ -111,7 +107,7 @@ abstract class AbstractKafkaTransactionsIT {
 	ItLedger ledger;
 
 	@Autowired
-	JdbcTemplate jdbc;
+	ClaimTable claims;
 
 	@Autowired
 	MeterRegistry meters;
@@ -183,8 +179,8 @@ abstract class AbstractKafkaTransactionsIT {
 			ConsumerRecord<String, String> dead = dlt.awaitValue("fail");
 			assertThat(DeadLetterReader.header(dead, IdempotencyHeaders.DEAD_LETTER_SCOPE)).isEqualTo(HAND_GROUP);
 			assertThat(DeadLetterReader.header(dead, IdempotencyHeaders.DEAD_LETTER_KEY)).isEqualTo("hand-fails");
-			await().atMost(KafkaTestSupport.timeout()).until(() -> status(HAND_GROUP, "hand-fails") == 2);
-			assertThat(attempts(HAND_GROUP, "hand-fails")).as("first attempt and two retries").isEqualTo(3);
+			await().atMost(KafkaTestSupport.timeout()).until(() -> this.claims.status(HAND_GROUP, "hand-fails") == 2);
+			assertThat(this.claims.attempts(HAND_GROUP, "hand-fails")).as("first attempt and two retries").isEqualTo(3);
 			assertThat(calls.get("hand-fails")).hasValue(3);
 			await().atMost(KafkaTestSupport.timeout())
 				.until(() -> this.ledger.rows(HAND_GROUP, "hand-after-failure") == 1 && kafka.lag(HAND_GROUP, HAND) == 0);
@@ -281,11 +277,7 @@ abstract class AbstractKafkaTransactionsIT {
 			.properties(database().properties().toArray(String[]::new))
 			.properties("spring.kafka.bootstrap-servers=" + bootstrapServers(), "it.run=" + RUN,
 					"spring.kafka.producer.transaction-id-prefix=it-refused-");
-		Throwable failure = catchThrowable(application::run);
-		while (failure != null && failure.getCause() != null && failure.getCause() != failure) {
-			failure = failure.getCause();
-		}
-		return failure;
+		return StartupFailure.rootCause(application);
 	}
 
 	private static boolean causedBy(ILoggingEvent event, Class<?> type) {
@@ -298,24 +290,7 @@ abstract class AbstractKafkaTransactionsIT {
 	}
 
 	private long count(String scope, String outcome) {
-		return (long) this.meters.find(MicrometerClaimListener.CLAIMS)
-			.tag("scope", scope)
-			.tag("outcome", outcome)
-			.counters()
-			.stream()
-			.mapToDouble(Counter::count)
-			.sum();
-	}
-
-	private int status(String scope, String key) {
-		List<Integer> status = this.jdbc.queryForList(
-				"SELECT status FROM idempotent_claim WHERE scope = ? AND idempotency_key = ?", Integer.class, scope, key);
-		return status.isEmpty() ? -1 : status.get(0);
-	}
-
-	private int attempts(String scope, String key) {
-		return Objects.requireNonNull(this.jdbc.queryForObject(
-				"SELECT attempts FROM idempotent_claim WHERE scope = ? AND idempotency_key = ?", Integer.class, scope, key));
+		return ClaimMeters.count(this.meters, scope, outcome);
 	}
 
 	private String bootstrapServers() {

@@ -10,9 +10,7 @@ import ch.qos.logback.classic.Level;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.kafka.ListenerReplies;
-import dev.idempotent.metrics.MicrometerClaimListener;
 import dev.idempotent.testsupport.TestDatabases;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -87,21 +85,13 @@ abstract class AbstractRepliesIT {
 
 				kafka.send(group + ".requests", "request-1", "hello");
 				MeterRegistry meters = context.getBean(MeterRegistry.class);
-				await().atMost(KafkaTestSupport.timeout()).until(() -> hits(meters, group) == 1);
+				await().atMost(KafkaTestSupport.timeout()).until(() -> ClaimMeters.hits(meters, group) == 1);
 				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, group + ".requests") == 0);
 				KafkaTestUtils.getRecords(replies, Duration.ofMillis(500)).forEach(received::add);
 				assertThat(received).as("a hit sends no reply").hasSize(1);
 				assertThat(ledger.rows(group, "request-1")).isOne();
 			});
 		}
-	}
-
-	private static double hits(MeterRegistry meters, String scope) {
-		Counter counter = meters.find(MicrometerClaimListener.CLAIMS)
-			.tag("scope", scope)
-			.tag("outcome", MicrometerClaimListener.HIT)
-			.counter();
-		return (counter != null) ? counter.count() : 0;
 	}
 
 	private static Consumer<String, String> consumer(EmbeddedKafkaBroker broker, String group) {

@@ -14,7 +14,6 @@ import dev.idempotent.claim.HitLog;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.metrics.MicrometerClaimListener;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -186,13 +185,7 @@ class SingleRecordListenerIT {
 	}
 
 	private long count(String scope, String outcome) {
-		return (long) this.meters.find(MicrometerClaimListener.CLAIMS)
-			.tag("scope", scope)
-			.tag("outcome", outcome)
-			.counters()
-			.stream()
-			.mapToDouble(Counter::count)
-			.sum();
+		return ClaimMeters.count(this.meters, scope, outcome);
 	}
 
 	private String bootstrapServers() {

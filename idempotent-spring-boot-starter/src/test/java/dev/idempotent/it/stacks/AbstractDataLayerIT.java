@@ -5,7 +5,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,12 +23,6 @@ abstract class AbstractDataLayerIT extends AbstractStackIT {
 
 	/** The starter's default retries before the dead-letter topic. */
 	static final int ATTEMPTS_BEFORE_DEAD_LETTER = 1 + 3;
-
-	@Autowired
-	StackPayments payments;
-
-	@Autowired
-	Attempts attempts;
 
 	@Value("${it.run}-${it.stack}")
 	String group;

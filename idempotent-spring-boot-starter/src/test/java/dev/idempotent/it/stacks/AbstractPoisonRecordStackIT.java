@@ -8,7 +8,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.kafka.test.context.EmbeddedKafka;
@@ -30,12 +29,6 @@ abstract class AbstractPoisonRecordStackIT extends AbstractStackIT {
 	static final String TOPIC = PoisonRecordStackApplication.TOPIC;
 
 	static final String DLT = TOPIC + ".DLT";
-
-	@Autowired
-	StackPayments payments;
-
-	@Autowired
-	Attempts attempts;
 
 	@Value("${it.run}-poison")
 	String group;

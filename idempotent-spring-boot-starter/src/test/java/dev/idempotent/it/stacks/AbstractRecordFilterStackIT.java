@@ -4,7 +4,6 @@ import dev.idempotent.it.KafkaTestSupport;
 import dev.idempotent.metrics.MicrometerClaimListener;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.kafka.test.context.EmbeddedKafka;
@@ -22,12 +21,6 @@ import static org.awaitility.Awaitility.await;
 abstract class AbstractRecordFilterStackIT extends AbstractStackIT {
 
 	static final String TOPIC = RecordFilterStackApplication.TOPIC;
-
-	@Autowired
-	StackPayments payments;
-
-	@Autowired
-	Attempts attempts;
 
 	@Value("${it.run}-filter")
 	String group;

@@ -10,7 +10,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.kafka.test.context.EmbeddedKafka;
@@ -33,12 +32,6 @@ abstract class AbstractRetryTopicStackIT extends AbstractStackIT {
 	static final String TOPIC = RetryTopicStackApplication.TOPIC;
 
 	static final String DLT = TOPIC + "-dlt";
-
-	@Autowired
-	StackPayments payments;
-
-	@Autowired
-	Attempts attempts;
 
 	@Value("${it.run}-retry")
 	String group;

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.idempotent.it.ClaimMeters;
 import dev.idempotent.it.KafkaTestSupport;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.metrics.MicrometerClaimListener;
@@ -29,7 +30,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What every stacks test needs: a run id that makes consumer groups (and so scopes) unique per run, the claim
- * counters, the idempotency table's status of a key, and a reader of dead-letter topics.
+ * counters, the idempotency table's status of a key, the beans of {@link StackBeans}, and a reader of
+ * dead-letter topics.
  */
 abstract class AbstractStackIT {
 
@@ -45,6 +47,14 @@ abstract class AbstractStackIT {
 	/** On the business (primary) database. */
 	@Autowired
 	JdbcTemplate jdbc;
+
+	/** The business table every stack application writes. */
+	@Autowired
+	StackPayments payments;
+
+	/** The listener's calls per key. */
+	@Autowired
+	Attempts attempts;
 
 	@DynamicPropertySource
 	static void run(DynamicPropertyRegistry registry) {
@@ -64,13 +74,7 @@ abstract class AbstractStackIT {
 	}
 
 	long count(String scope, String outcome) {
-		return (long) this.meters.find(MicrometerClaimListener.CLAIMS)
-			.tag("scope", scope)
-			.tag("outcome", outcome)
-			.counters()
-			.stream()
-			.mapToDouble(Counter::count)
-			.sum();
+		return ClaimMeters.count(this.meters, scope, outcome);
 	}
 
 	/** A claim counter summed over every scope that starts with {@code prefix}. */

@@ -29,12 +29,6 @@ abstract class AbstractTwoDataSourcesStackIT extends AbstractStackIT {
 	static final String TOPIC = TwoDataSourcesStackApplication.TOPIC;
 
 	@Autowired
-	StackPayments payments;
-
-	@Autowired
-	Attempts attempts;
-
-	@Autowired
 	TwoDataSourcesStackApplication.AuditingListener listener;
 
 	@Autowired

@@ -4,7 +4,6 @@ import java.sql.Connection;
 
 import javax.sql.DataSource;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.Session;
@@ -15,8 +14,8 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.persistence.autoconfigure.EntityScan;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.orm.jpa.EntityManagerFactoryUtils;
 
@@ -27,24 +26,10 @@ import org.springframework.orm.jpa.EntityManagerFactoryUtils;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
+@Import(StackBeans.class)
 @EntityScan(basePackageClasses = StackPayment.class)
 @EnableJpaRepositories(basePackageClasses = StackPaymentRepository.class)
 public class JpaStackApplication {
-
-	@Bean
-	SimpleMeterRegistry meterRegistry() {
-		return new SimpleMeterRegistry();
-	}
-
-	@Bean
-	StackPayments stackPayments(JdbcTemplate jdbc) {
-		return new StackPayments(jdbc);
-	}
-
-	@Bean
-	Attempts attempts() {
-		return new Attempts();
-	}
 
 	@Bean
 	JpaPaymentWriter jpaPaymentWriter(StackPaymentRepository repository, EntityManagerFactory entityManagerFactory,

@@ -2,13 +2,12 @@ package dev.idempotent.it.stacks;
 
 import java.util.UUID;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.context.annotation.Import;
 
 /**
  * The MyBatis stack: mybatis-spring-boot-starter with Spring Boot's {@code DataSourceTransactionManager}; the
@@ -16,22 +15,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
+@Import(StackBeans.class)
 public class MyBatisStackApplication {
-
-	@Bean
-	SimpleMeterRegistry meterRegistry() {
-		return new SimpleMeterRegistry();
-	}
-
-	@Bean
-	StackPayments stackPayments(JdbcTemplate jdbc) {
-		return new StackPayments(jdbc);
-	}
-
-	@Bean
-	Attempts attempts() {
-		return new Attempts();
-	}
 
 	@Bean
 	PaymentListener paymentListener(StackPaymentMapper mapper, Attempts attempts,

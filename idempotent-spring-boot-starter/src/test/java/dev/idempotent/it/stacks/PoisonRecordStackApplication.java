@@ -2,13 +2,12 @@ package dev.idempotent.it.stacks;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.context.annotation.Import;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.messaging.handler.annotation.Header;
 
@@ -18,24 +17,10 @@ import org.springframework.messaging.handler.annotation.Header;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
+@Import(StackBeans.class)
 public class PoisonRecordStackApplication {
 
 	static final String TOPIC = "stack.poison";
-
-	@Bean
-	SimpleMeterRegistry meterRegistry() {
-		return new SimpleMeterRegistry();
-	}
-
-	@Bean
-	StackPayments stackPayments(JdbcTemplate jdbc) {
-		return new StackPayments(jdbc);
-	}
-
-	@Bean
-	Attempts attempts() {
-		return new Attempts();
-	}
 
 	@Bean
 	ReadingListener readingListener(StackPayments payments, Attempts attempts, @Value("${it.run}-poison") String group) {
@@ -43,25 +28,17 @@ public class PoisonRecordStackApplication {
 	}
 
 	/** Credits every record it can read. */
-	public static class ReadingListener {
-
-		private final StackPayments payments;
-
-		private final Attempts attempts;
-
-		private final String group;
+	public static class ReadingListener extends CreditingListener {
 
 		ReadingListener(StackPayments payments, Attempts attempts, String group) {
-			this.payments = payments;
-			this.attempts = attempts;
-			this.group = group;
+			super(payments, attempts, group);
 		}
 
 		@KafkaListener(topics = TOPIC, groupId = "${it.run}-poison")
 		@IdempotentListener
 		public void onPayment(String payload, @Header(IdempotencyHeaders.KEY) String key) {
-			this.attempts.call(key);
-			this.payments.credit(this.group, key);
+			call(key);
+			credit(key);
 		}
 
 	}

@@ -2,14 +2,13 @@ package dev.idempotent.it.stacks;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.context.annotation.Import;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.listener.adapter.RecordFilterStrategy;
 import org.springframework.messaging.handler.annotation.Header;
@@ -20,24 +19,10 @@ import org.springframework.messaging.handler.annotation.Header;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
+@Import(StackBeans.class)
 public class RecordFilterStackApplication {
 
 	static final String TOPIC = "stack.filtered";
-
-	@Bean
-	SimpleMeterRegistry meterRegistry() {
-		return new SimpleMeterRegistry();
-	}
-
-	@Bean
-	StackPayments stackPayments(JdbcTemplate jdbc) {
-		return new StackPayments(jdbc);
-	}
-
-	@Bean
-	Attempts attempts() {
-		return new Attempts();
-	}
 
 	@Bean
 	RecordFilterStrategy<String, String> skipRecords() {
@@ -50,25 +35,17 @@ public class RecordFilterStackApplication {
 	}
 
 	/** Credits every record the filter lets through. */
-	public static class FilteredListener {
-
-		private final StackPayments payments;
-
-		private final Attempts attempts;
-
-		private final String group;
+	public static class FilteredListener extends CreditingListener {
 
 		FilteredListener(StackPayments payments, Attempts attempts, String group) {
-			this.payments = payments;
-			this.attempts = attempts;
-			this.group = group;
+			super(payments, attempts, group);
 		}
 
 		@KafkaListener(topics = TOPIC, groupId = "${it.run}-filter", filter = "skipRecords")
 		@IdempotentListener
 		public void onPayment(String payload, @Header(name = IdempotencyHeaders.KEY, required = false) @Nullable String key) {
-			this.attempts.call(String.valueOf(key));
-			this.payments.credit(this.group, String.valueOf(key));
+			call(String.valueOf(key));
+			credit(String.valueOf(key));
 		}
 
 	}

@@ -2,14 +2,13 @@ package dev.idempotent.it.stacks;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.context.annotation.Import;
 import org.springframework.kafka.annotation.BackOff;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.annotation.RetryableTopic;
@@ -22,26 +21,12 @@ import org.springframework.messaging.handler.annotation.Header;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
+@Import(StackBeans.class)
 public class RetryTopicStackApplication {
 
 	static final String TOPIC = "stack.retry-topic";
 
 	static final String SCOPED_TOPIC = "stack.retry-topic-scoped";
-
-	@Bean
-	SimpleMeterRegistry meterRegistry() {
-		return new SimpleMeterRegistry();
-	}
-
-	@Bean
-	StackPayments stackPayments(JdbcTemplate jdbc) {
-		return new StackPayments(jdbc);
-	}
-
-	@Bean
-	Attempts attempts() {
-		return new Attempts();
-	}
 
 	@Bean
 	RetryingListener retryingListener(StackPayments payments, Attempts attempts, @Value("${it.run}-retry") String group) {
@@ -55,27 +40,19 @@ public class RetryTopicStackApplication {
 	}
 
 	/** Credits the payment, then fails as the payload (the mode) asks. */
-	public static class RetryingListener {
-
-		private final StackPayments payments;
-
-		private final Attempts attempts;
-
-		private final String group;
+	public static class RetryingListener extends CreditingListener {
 
 		RetryingListener(StackPayments payments, Attempts attempts, String group) {
-			this.payments = payments;
-			this.attempts = attempts;
-			this.group = group;
+			super(payments, attempts, group);
 		}
 
 		@RetryableTopic(attempts = "3", backOff = @BackOff(delay = 100))
 		@KafkaListener(topics = TOPIC, groupId = "${it.run}-retry")
 		@IdempotentListener(scope = "${it.run}-retry")
 		public void onPayment(String mode, @Header(name = IdempotencyHeaders.KEY, required = false) @Nullable String key) {
-			int call = this.attempts.call(String.valueOf(key));
-			this.payments.credit(this.group, String.valueOf(key));
-			this.attempts.failIfAsked(String.valueOf(key), mode, call);
+			int call = call(String.valueOf(key));
+			credit(String.valueOf(key));
+			failIfAsked(String.valueOf(key), mode, call);
 		}
 
 	}
@@ -84,27 +61,19 @@ public class RetryTopicStackApplication {
 	 * The same, with the scope named on the annotation: the main topic's and the retry topic's containers then claim
 	 * in one scope although their group ids differ.
 	 */
-	public static class ScopedRetryingListener {
-
-		private final StackPayments payments;
-
-		private final Attempts attempts;
-
-		private final String group;
+	public static class ScopedRetryingListener extends CreditingListener {
 
 		ScopedRetryingListener(StackPayments payments, Attempts attempts, String group) {
-			this.payments = payments;
-			this.attempts = attempts;
-			this.group = group;
+			super(payments, attempts, group);
 		}
 
 		@RetryableTopic(attempts = "3", backOff = @BackOff(delay = 100))
 		@KafkaListener(topics = SCOPED_TOPIC, groupId = "${it.run}-retry-scoped")
 		@IdempotentListener(scope = "${it.run}-retry-scoped")
 		public void onPayment(String mode, @Header(IdempotencyHeaders.KEY) String key) {
-			int call = this.attempts.call(key);
-			this.payments.credit(this.group, key);
-			this.attempts.failIfAsked(key, mode, call);
+			int call = call(key);
+			credit(key);
+			failIfAsked(key, mode, call);
 		}
 
 	}

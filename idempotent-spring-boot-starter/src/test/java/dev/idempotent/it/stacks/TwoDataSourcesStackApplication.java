@@ -6,7 +6,6 @@ import javax.sql.DataSource;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
@@ -14,6 +13,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -30,14 +30,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
+@Import(StackBeans.class)
 public class TwoDataSourcesStackApplication {
 
 	static final String TOPIC = "stack.two-datasources";
-
-	@Bean
-	SimpleMeterRegistry meterRegistry() {
-		return new SimpleMeterRegistry();
-	}
 
 	@Bean
 	@Primary
@@ -65,16 +61,6 @@ public class TwoDataSourcesStackApplication {
 	}
 
 	@Bean
-	StackPayments stackPayments(JdbcTemplate jdbc) {
-		return new StackPayments(jdbc);
-	}
-
-	@Bean
-	Attempts attempts() {
-		return new Attempts();
-	}
-
-	@Bean
 	AuditingListener auditingListener(StackPayments payments, Attempts attempts,
 			@Qualifier("auditDataSource") DataSource auditDataSource,
 			@Qualifier("auditTransactionManager") DataSourceTransactionManager auditTransactionManager,
@@ -84,35 +70,27 @@ public class TwoDataSourcesStackApplication {
 	}
 
 	/** Credits the payment in the business database and writes an audit line in the audit database. */
-	public static class AuditingListener {
-
-		private final StackPayments payments;
-
-		private final Attempts attempts;
+	public static class AuditingListener extends CreditingListener {
 
 		private final JdbcTemplate audit;
 
 		private final TransactionTemplate auditTransaction;
 
-		private final String group;
-
 		AuditingListener(StackPayments payments, Attempts attempts, JdbcTemplate audit,
 				TransactionTemplate auditTransaction, String group) {
-			this.payments = payments;
-			this.attempts = attempts;
+			super(payments, attempts, group);
 			this.audit = audit;
 			this.auditTransaction = auditTransaction;
-			this.group = group;
 		}
 
 		@KafkaListener(topics = TOPIC, groupId = "${it.run}-twods")
 		@IdempotentListener
 		public void onPayment(String mode, @Header(IdempotencyHeaders.KEY) String key) {
-			int call = this.attempts.call(key);
-			this.payments.credit(this.group, key);
+			int call = call(key);
+			credit(key);
 			this.auditTransaction.executeWithoutResult(
 					(status) -> this.audit.update("INSERT INTO audit_line (idem_key) VALUES (?)", key));
-			this.attempts.failIfAsked(key, mode, call);
+			failIfAsked(key, mode, call);
 		}
 
 		/** The audit lines of a key. */
