@@ -25,8 +25,9 @@ import org.springframework.kafka.listener.BatchListenerFailedException;
  * elements, in their original order; keys processed before and repeats within the batch are hits;</li>
  * <li>if that transaction fails, it is rolled back whole, and the batch is processed again record by record,
  * each in its own transaction: the records before a failing one commit, and the failing one is reported to the
- * error handler as a {@link BatchListenerFailedException} at its index, which commits the offsets before it and
- * retries, then dead-letters, only that record;</li>
+ * error handler as a {@link BatchListenerFailedException} naming that record (not its index: the error handler
+ * looks it up in the batch the container polled, which holds the records a record filter dropped too), which
+ * commits the offsets before it and retries, then dead-letters, only that record;</li>
  * <li>a record whose preparation fails (a bad key or a failing key expression, a {@code null} payload the method
  * does not accept, a per-record list without its element, a scope that cannot be stored, a record older than the
  * retention period when late records are dead-lettered) is reported the same way, after the records before it
@@ -115,7 +116,7 @@ final class BatchDelivery {
 					processWhole(requests, i);
 				}
 				throw new BatchListenerFailedException("Record " + i + " of the batch could not be prepared: "
-						+ ex.getMessage(), ex, i);
+						+ ex.getMessage(), ex, this.records.get(i));
 			}
 		}
 		return processWhole(requests, requests.size());
@@ -183,7 +184,8 @@ final class BatchDelivery {
 			catch (Throwable ex) {
 				this.acknowledgment.rolledBack();
 				FailedDeliveries.failed(this.records.get(i), claims.get(i), 1);
-				throw new BatchListenerFailedException("Record " + i + " of the batch failed: " + ex.getMessage(), ex, i);
+				throw new BatchListenerFailedException("Record " + i + " of the batch failed: " + ex.getMessage(), ex,
+						this.records.get(i));
 			}
 		}
 		return last;

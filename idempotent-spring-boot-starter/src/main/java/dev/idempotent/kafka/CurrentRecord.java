@@ -50,6 +50,15 @@ final class CurrentRecord {
 	}
 
 	/**
+	 * The batch the container polled and passes to the listener (after its batch interceptors, before any record
+	 * filter): the batch its {@code Acknowledgment} indexes.
+	 * @return the batch, or {@code null} outside a batch delivery
+	 */
+	static @Nullable ConsumerRecords<?, ?> polledBatch() {
+		return currentBatch.get();
+	}
+
+	/**
 	 * The records of the batch being delivered, in the order a batch listener receives them (after the container
 	 * factory's record filter, if it has one), or null.
 	 */

@@ -32,7 +32,7 @@ final class DeferredAcknowledgment implements Acknowledgment {
 
 	private final DeliveryAcknowledgment delivery;
 
-	/** The position in the delivery of each element of the method's list, ascending. */
+	/** The position in the container's batch of each element of the method's list, ascending. */
 	private final List<Integer> positions;
 
 	private State state = State.OPEN;

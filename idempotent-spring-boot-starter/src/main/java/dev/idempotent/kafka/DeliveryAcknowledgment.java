@@ -19,7 +19,8 @@ import org.springframework.kafka.support.Acknowledgment;
  * normally ({@link #complete()}), and straight through afterwards (the async-acks pattern: the method acknowledges
  * on another thread after it returned). A delivery that failed ({@link #failed()}) or was nacked passes nothing
  * more: the error handler, or the nack, decides about its offsets.
- * <p>What is passed is "every record up to position {@code p} is done", positions in the container's delivery:
+ * <p>What is passed is "every record up to position {@code p} is done", positions in the container's batch (which
+ * holds the records a record filter dropped too; they are done, as hits are):
  * <ul>
  * <li>a record that was a hit is done, so an acknowledgment reaches over the hits right after it, and a delivery of
  * hits only is acknowledged on the method's behalf;</li>
@@ -35,12 +36,17 @@ import org.springframework.kafka.support.Acknowledgment;
 final class DeliveryAcknowledgment {
 
 	/** For a method that takes no {@code Acknowledgment}: runs the method, keeps and passes nothing. */
-	static final DeliveryAcknowledgment NONE = new DeliveryAcknowledgment(null, -1, 0, false);
+	static final DeliveryAcknowledgment NONE = new DeliveryAcknowledgment(null, -1, ContainerBatchPositions.identity(0),
+			false);
 
 	private final @Nullable Acknowledgment target;
 
 	private final int argumentIndex;
 
+	/** Where each record of the delivery sits in the container's batch, which its acknowledgment indexes. */
+	private final ContainerBatchPositions container;
+
+	/** The last position in the container's batch. */
 	private final int last;
 
 	private final boolean batch;
@@ -59,12 +65,16 @@ final class DeliveryAcknowledgment {
 
 	private int passed = -1;
 
-	private DeliveryAcknowledgment(@Nullable Acknowledgment target, int argumentIndex, int records, boolean batch) {
+	private DeliveryAcknowledgment(@Nullable Acknowledgment target, int argumentIndex,
+			ContainerBatchPositions container, boolean batch) {
 		this.target = target;
 		this.argumentIndex = argumentIndex;
-		this.last = records - 1;
+		this.container = container;
+		this.last = container.size() - 1;
 		this.batch = batch;
 		this.consumerThread = Thread.currentThread();
+		// records a record filter dropped are done, as hits are
+		this.hits.or(container.notDelivered());
 	}
 
 	/**
@@ -76,10 +86,26 @@ final class DeliveryAcknowledgment {
 	 * @return the delivery's acknowledgment, or {@link #NONE} if the method takes none or receives {@code null}
 	 */
 	static DeliveryAcknowledgment of(@Nullable Object[] arguments, int index, int records, boolean batch) {
+		return of(arguments, index, ContainerBatchPositions.identity(records), batch);
+	}
+
+	/**
+	 * The acknowledgment of a batch delivery whose records are some of the container's batch (a record filter
+	 * dropped the others); call on the consumer thread, before the method runs. Positions given to this object are
+	 * positions in the delivery; what reaches the container's acknowledgment indexes its own batch, and the dropped
+	 * records count as done.
+	 * @param arguments the method's arguments
+	 * @param index the index of its {@code Acknowledgment} parameter, or -1
+	 * @param container where each record of the delivery sits in the container's batch
+	 * @param batch whether the method is a batch listener
+	 * @return the delivery's acknowledgment, or {@link #NONE} if the method takes none or receives {@code null}
+	 */
+	static DeliveryAcknowledgment of(@Nullable Object[] arguments, int index, ContainerBatchPositions container,
+			boolean batch) {
 		if (index < 0 || index >= arguments.length || !(arguments[index] instanceof Acknowledgment target)) {
 			return NONE;
 		}
-		return new DeliveryAcknowledgment(target, index, records, batch);
+		return new DeliveryAcknowledgment(target, index, container, batch);
 	}
 
 	/**
@@ -103,7 +129,7 @@ final class DeliveryAcknowledgment {
 			if (this.attempt != null) {
 				this.attempt.rolledBack();
 			}
-			current = new DeferredAcknowledgment(this, positions);
+			current = new DeferredAcknowledgment(this, positions.stream().map(this.container::of).toList());
 			this.attempt = current;
 		}
 		arguments[this.argumentIndex] = current;
@@ -121,7 +147,7 @@ final class DeliveryAcknowledgment {
 		if (this.target == null) {
 			return;
 		}
-		hits.forEach(this.hits::set);
+		hits.forEach((hit) -> this.hits.set(this.container.of(hit)));
 		DeferredAcknowledgment current = this.attempt;
 		this.attempt = null;
 		if (current != null) {
@@ -165,7 +191,7 @@ final class DeliveryAcknowledgment {
 		passNack(nack.position(), nack.sleep());
 	}
 
-	/** A committed call of the method acknowledged every record up to {@code position}. */
+	/** A committed call of the method acknowledged every record up to {@code position} of the container's batch. */
 	synchronized void request(int position, boolean partial) {
 		this.requested = Math.max(this.requested, position);
 		this.partialRequested |= partial;
@@ -175,7 +201,8 @@ final class DeliveryAcknowledgment {
 	}
 
 	/**
-	 * A committed call of the method nacked from {@code position} after its commit: passed straight on (the
+	 * A committed call of the method nacked from {@code position} of the container's batch after its commit:
+	 * passed straight on (the
 	 * redelivery is a hit), unless the delivery failed or was nacked already.
 	 */
 	synchronized void nack(int position, Duration sleep) {

@@ -66,7 +66,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			return new BatchDelivery(listener, invocation, batch, this.executor.get(), this.claimListener.get(),
 					this.lateRecords)
 				.process(DeliveryAcknowledgment.of(invocation.getArguments(), listener.endpoint().acknowledgmentIndex(),
-						batch.size(), true));
+						ContainerBatchPositions.of(batch, CurrentRecord.polledBatch()), true));
 		}
 		ConsumerRecord<?, ?> record = CurrentRecord.get();
 		if (record == null) {

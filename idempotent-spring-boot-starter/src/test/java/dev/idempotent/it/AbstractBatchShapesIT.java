@@ -31,6 +31,8 @@ import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.support.converter.BatchMessagingMessageConverter;
 import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
@@ -55,7 +57,8 @@ import static org.awaitility.Awaitility.await;
 		properties = "spring.kafka.producer.value-serializer=org.springframework.kafka.support.serializer.StringOrBytesSerializer")
 @EmbeddedKafka(partitions = 1, topics = { AbstractBatchShapesIT.HEADER_LISTS, AbstractBatchShapesIT.HEADER_FIRST,
 		AbstractBatchShapesIT.CONSUMER_RECORDS, AbstractBatchShapesIT.FILTERED,
-		AbstractBatchShapesIT.FILTERED_PAYLOADS, AbstractBatchShapesIT.NULLS,
+		AbstractBatchShapesIT.FILTERED_PAYLOADS, AbstractBatchShapesIT.FILTERED_FAILING,
+		AbstractBatchShapesIT.FILTERED_FAILING + ".DLT", AbstractBatchShapesIT.FILTERED_AWAY, AbstractBatchShapesIT.NULLS,
 		AbstractBatchShapesIT.NULLS + ".DLT", AbstractBatchShapesIT.UNREADABLE, AbstractBatchShapesIT.UNREADABLE + ".DLT",
 		AbstractBatchShapesIT.JSON, AbstractBatchShapesIT.JSON + ".DLT", AbstractBatchShapesIT.NULLABLE, AbstractBatchShapesIT.SPEL_BATCH,
 		AbstractBatchShapesIT.SPEL_BATCH + ".DLT", AbstractBatchShapesIT.SPEL_SINGLE,
@@ -73,6 +76,10 @@ abstract class AbstractBatchShapesIT {
 	static final String FILTERED = "shapes.filtered";
 
 	static final String FILTERED_PAYLOADS = "shapes.filtered-payloads";
+
+	static final String FILTERED_FAILING = "shapes.filtered-failing";
+
+	static final String FILTERED_AWAY = "shapes.filtered-away";
 
 	static final String NULLS = "shapes.nulls";
 
@@ -182,6 +189,40 @@ abstract class AbstractBatchShapesIT {
 		assertThat(this.ledger.rows(group)).isEqualTo(40);
 		assertThat(this.ledger.doubleCredits(group)).isEmpty();
 		assertThat(payloadsMatchKeys(group)).isTrue();
+	}
+
+	@Test
+	void aFailingRecordBehindARecordFilterIsDeadLetteredAloneNotTheRecordAtItsFilteredIndex() throws Exception {
+		String group = group(FILTERED_FAILING);
+		List<String> keys = keys(group, 10);
+		String bad = group + "-bad";
+		try (KafkaTestSupport kafka = kafka(); Consumer<String, String> dlt = deadLetters(FILTERED_FAILING)) {
+			// five good records, three the filter drops, the bad one, five good ones: once the error handler seeks back
+			// to the records before the bad one, the bad one is at index 0 of the filtered list, 3 of the poll
+			List<String> sent = new ArrayList<>(keys.subList(0, 5));
+			for (int i = 0; i < 3; i++) {
+				sent.add(group + "-skipped-" + i);
+			}
+			sent.add(bad);
+			sent.addAll(keys.subList(5, 10));
+			kafka.sendAll(FILTERED_FAILING, sent, (key) -> key.contains("-skipped-") ? "skip-me" : "payload-" + key);
+			List<ConsumerRecord<String, String>> dead = awaitDeadLetters(dlt, 1);
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, FILTERED_FAILING) == 0);
+			dead.addAll(awaitDeadLetters(dlt, 0));
+			assertThat(dead).extracting(ConsumerRecord::key).containsExactly(bad);
+		}
+		assertThat(this.ledger.rows(group)).isEqualTo(10);
+		assertThat(this.ledger.doubleCredits(group)).isEmpty();
+	}
+
+	@Test
+	void aPollTheRecordFilterDroppedWholeIsAcknowledgedWithManualAcks() throws Exception {
+		String group = group(FILTERED_AWAY);
+		try (KafkaTestSupport kafka = kafka()) {
+			kafka.sendAll(FILTERED_AWAY, keys(group, 5), (key) -> "skip-me");
+			await().atMost(Duration.ofSeconds(15)).until(() -> kafka.lag(group, FILTERED_AWAY) == 0);
+		}
+		assertThat(this.ledger.rows(group)).isZero();
 	}
 
 	@Test
@@ -411,6 +452,14 @@ abstract class AbstractBatchShapesIT {
 		}
 
 		@Bean
+		ConcurrentKafkaListenerContainerFactory<Object, Object> filteredManualBatchFactory(
+				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
+			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = filteredBatchFactory(configurer, consumers);
+			factory.getContainerProperties().setAckMode(ContainerProperties.AckMode.MANUAL);
+			return factory;
+		}
+
+		@Bean
 		ConcurrentKafkaListenerContainerFactory<Object, Object> jsonBatchFactory(
 				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
 			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
@@ -511,6 +560,27 @@ abstract class AbstractBatchShapesIT {
 				}
 				this.ledger.credit(group, keys.get(i), payloads.get(i));
 			}
+		}
+
+		@KafkaListener(topics = FILTERED_FAILING, groupId = "${it.run}-filtered-failing",
+				containerFactory = "filteredBatchFactory", properties = "max.poll.records=50")
+		@IdempotentListener
+		public void onFilteredFailing(List<ConsumerRecord<String, String>> records) {
+			String group = group(FILTERED_FAILING);
+			for (ConsumerRecord<String, String> record : records) {
+				if (record.key().endsWith("-bad")) {
+					throw new IllegalStateException("cannot credit " + record.key());
+				}
+				this.ledger.credit(group, record.key(), record.value());
+			}
+		}
+
+		@KafkaListener(topics = FILTERED_AWAY, groupId = "${it.run}-filtered-away",
+				containerFactory = "filteredManualBatchFactory", properties = "max.poll.records=50")
+		@IdempotentListener
+		public void onFilteredAway(List<ConsumerRecord<String, String>> records, Acknowledgment acknowledgment) {
+			records.forEach((record) -> this.ledger.credit(group(FILTERED_AWAY), record.key(), record.value()));
+			acknowledgment.acknowledge();
 		}
 
 		@KafkaListener(topics = NULLS, groupId = "${it.run}-nulls", containerFactory = "batchFactory",

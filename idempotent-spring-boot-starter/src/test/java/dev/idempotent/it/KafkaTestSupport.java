@@ -88,8 +88,13 @@ public final class KafkaTestSupport implements AutoCloseable {
 
 	/** Send many records without waiting for each, then flush. */
 	public void sendAll(String topic, List<String> keys) {
+		sendAll(topic, keys, (key) -> "payload-" + key);
+	}
+
+	/** Send many records without waiting for each, then flush, so that they usually reach a consumer in one poll. */
+	public void sendAll(String topic, List<String> keys, java.util.function.UnaryOperator<String> payload) {
 		for (String key : keys) {
-			ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, "payload-" + key);
+			ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, payload.apply(key));
 			record.headers().add(IdempotencyHeaders.KEY, key.getBytes(StandardCharsets.UTF_8));
 			this.producer.send(record);
 		}

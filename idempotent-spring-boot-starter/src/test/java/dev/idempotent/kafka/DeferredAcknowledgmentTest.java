@@ -1,7 +1,9 @@
 package dev.idempotent.kafka;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -9,6 +11,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -281,6 +286,60 @@ class DeferredAcknowledgmentTest {
 		finally {
 			other.shutdown();
 		}
+	}
+
+	@Test
+	void behindARecordFilterTheContainersAcknowledgmentIsIndexedInThePolledBatch() throws Throwable {
+		// polled offsets 0..4; the filter dropped 0 and 3, so the method's list is offsets 1, 2, 4
+		ConsumerRecords<String, String> polled = polled(5);
+		DeliveryAcknowledgment delivery = DeliveryAcknowledgment.of(new Object[] { this.container }, 0,
+				ContainerBatchPositions.of(List.of(at(polled, 1), at(polled, 2), at(polled, 4)), polled), true);
+		Acknowledgment ack = call(delivery, List.of(0, 1, 2), (a) -> a.acknowledge(0));
+		delivery.committed(List.of());
+		delivery.complete();
+		ack.acknowledge(2);
+		// without the mapping: acknowledge(0) (the dropped record only), then acknowledge(2), leaving offsets 3 and 4
+		assertThat(this.container.calls).containsExactly("acknowledge(1)", "acknowledge(4)");
+	}
+
+	@Test
+	void behindARecordFilterANackIsIndexedInThePolledBatch() throws Throwable {
+		ConsumerRecords<String, String> polled = polled(5);
+		DeliveryAcknowledgment delivery = DeliveryAcknowledgment.of(new Object[] { this.container }, 0,
+				ContainerBatchPositions.of(List.of(at(polled, 1), at(polled, 2), at(polled, 4)), polled), true);
+		Acknowledgment ack = call(delivery, List.of(1, 2), (a) -> {
+		});
+		delivery.committed(List.of(0));
+		delivery.complete();
+		ack.nack(1, Duration.ZERO);
+		assertThat(this.container.calls).containsExactly("nack(4, PT0S)");
+	}
+
+	@Test
+	void aPollTheRecordFilterDroppedWholeIsAcknowledgedOnTheMethodsBehalf() {
+		ConsumerRecords<String, String> polled = polled(3);
+		DeliveryAcknowledgment delivery = DeliveryAcknowledgment.of(new Object[] { this.container }, 0,
+				ContainerBatchPositions.of(List.of(), polled), true);
+		delivery.committed(List.of());
+		delivery.complete();
+		assertThat(this.container.calls).containsExactly("acknowledge()");
+	}
+
+	private static ConsumerRecords<String, String> polled(int count) {
+		List<ConsumerRecord<String, String>> records = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			records.add(new ConsumerRecord<>("orders", 0, i, "key-" + i, "value-" + i));
+		}
+		return new ConsumerRecords<>(Map.of(new TopicPartition("orders", 0), records), Map.of());
+	}
+
+	private static ConsumerRecord<?, ?> at(ConsumerRecords<String, String> polled, int offset) {
+		for (ConsumerRecord<String, String> record : polled) {
+			if (record.offset() == offset) {
+				return record;
+			}
+		}
+		throw new IllegalArgumentException("no offset " + offset);
 	}
 
 	private static DeliveryAcknowledgment record(Acknowledgment container) {
