@@ -82,6 +82,26 @@ class ContainerFactoryGuardTest {
 			});
 	}
 
+	/**
+	 * A container customizer that gives one listener's containers their own handler (keyed by listener id, a common
+	 * shape): the probe container has another listener id, so the guard never sees that handler. Not fixed yet
+	 * (see the review report): the context starts and the listener runs on a handler whose recoverer logs and drops.
+	 */
+	@org.junit.jupiter.api.Disabled("known gap: the guard probes a container with another listener id; a per-listener"
+			+ " handler set by a container customizer or a ContainerPostProcessor is never checked")
+	@Test
+	void aHandlerThatAContainerCustomizerSetsForOneListenerIsCheckedToo() {
+		this.runner.withUserConfiguration(HandBuiltPerListenerHandler.class).run((context) -> {
+			if (!context.isRunning() && context.getStartupFailure() != null) {
+				assertThat(context).getFailure().hasMessageContaining("not a bean");
+				return;
+			}
+			assertThat(container(context.getBean(KafkaListenerEndpointRegistry.class)).getCommonErrorHandler())
+				.as("the listener's containers run on a handler the starter checked")
+				.isSameAs(context.getBean(CommonErrorHandler.class));
+		});
+	}
+
 	private static AbstractMessageListenerContainer<?, ?> container(KafkaListenerEndpointRegistry registry) {
 		return (AbstractMessageListenerContainer<?, ?>) registry.getListenerContainer("hand");
 	}
@@ -117,6 +137,28 @@ class ContainerFactoryGuardTest {
 			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
 			factory.setConsumerFactory(consumerFactory);
 			factory.setCommonErrorHandler(ownHandler);
+			return factory;
+		}
+
+		@Bean
+		HandBuiltListener handBuiltListener() {
+			return new HandBuiltListener();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HandBuiltPerListenerHandler {
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<String, String> myFactory(ConsumerFactory<String, String> consumerFactory) {
+			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			factory.setConsumerFactory(consumerFactory);
+			factory.setContainerCustomizer((container) -> {
+				if ("hand".equals(container.getListenerId())) {
+					container.setCommonErrorHandler(new DefaultErrorHandler());
+				}
+			});
 			return factory;
 		}
 
