@@ -22,6 +22,7 @@ import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.CommonLoggingErrorHandler;
+import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.transaction.KafkaTransactionManager;
 
@@ -100,6 +101,16 @@ class ContainerFactoryGuardTest {
 				.as("the listener's containers run on a handler the starter checked")
 				.isSameAs(context.getBean(CommonErrorHandler.class));
 		});
+	}
+
+	@Test
+	void anAfterRollbackProcessorThatAContainerCustomizerCreatesPerContainerIsRefused() {
+		this.runner.withUserConfiguration(HandBuiltTransactionalWithCustomizedProcessor.class)
+			.withPropertyValues("spring.kafka.producer.transaction-id-prefix=guard-")
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("Container factory 'myFactory' has a Kafka transaction manager and its own"
+						+ " after-rollback processor")
+				.hasMessageContaining("not a bean"));
 	}
 
 	private static AbstractMessageListenerContainer<?, ?> container(KafkaListenerEndpointRegistry registry) {
@@ -184,6 +195,34 @@ class ContainerFactoryGuardTest {
 			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
 			factory.setConsumerFactory(consumerFactory);
 			factory.getContainerProperties().setKafkaAwareTransactionManager(kafkaTransactionManager);
+			return factory;
+		}
+
+		@Bean
+		HandBuiltListener handBuiltListener() {
+			return new HandBuiltListener();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HandBuiltTransactionalWithCustomizedProcessor {
+
+		@Bean
+		@Primary
+		DataSourceTransactionManager transactionManager(DataSource dataSource) {
+			return new DataSourceTransactionManager(dataSource);
+		}
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<String, String> myFactory(ConsumerFactory<String, String> consumerFactory,
+				KafkaTransactionManager<?, ?> kafkaTransactionManager) {
+			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			factory.setConsumerFactory(consumerFactory);
+			factory.getContainerProperties().setKafkaAwareTransactionManager(kafkaTransactionManager);
+			// a new processor per container, not a bean: its recoverer logs and drops
+			factory.setContainerCustomizer(
+					(container) -> container.setAfterRollbackProcessor(new DefaultAfterRollbackProcessor<>()));
 			return factory;
 		}
 
