@@ -22,7 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.dao.RecoverableDataAccessException;
+import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -230,6 +233,41 @@ class TransactionalClaimExecutorTest {
 		}
 	}
 
+	@Test
+	void aWorkThatSwallowsTheFailureOfAJoinedInnerTransactionFailsTheClaimAndCountsNothing() {
+		TransactionalClaimExecutor executor = realExecutor();
+		TransactionTemplate inner = new TransactionTemplate(this.transactionManager);
+
+		assertThatThrownBy(() -> executor.execute(new ClaimRequest("rollback-only", "k", null), () -> {
+			try {
+				inner.executeWithoutResult((status) -> {
+					throw new IllegalStateException("inner work fails; its joined transaction is marked rollback-only");
+				});
+			}
+			catch (IllegalStateException swallowed) {
+				// the listener goes on as if nothing happened
+			}
+			return "done";
+		})).isInstanceOf(UnexpectedRollbackException.class);
+		assertThat(this.listener.claimed).hasValue(0);
+		assertThat(this.listener.hits).hasValue(0);
+	}
+
+	@Test
+	void aCommitThatFailsIsThrownAndCountsNothing() {
+		BreakableDataSource broken = new BreakableDataSource(TestDatabases.h2());
+		JdbcClaimStore store = new JdbcClaimStore(broken, TestDatabases.createClaimTable(broken, SqlDialect.H2),
+				SqlDialect.H2, Clock.systemUTC());
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(store,
+				new JdbcTransactionManager(broken), this.listener, 5);
+
+		assertThatThrownBy(() -> executor.execute(request(), () -> {
+			broken.failCommits();
+			return "done";
+		})).as("the commit's failure, translated (JdbcTransactionManager)").isInstanceOf(RecoverableDataAccessException.class);
+		assertThat(this.listener.claimed).hasValue(0);
+	}
+
 	private TransactionalClaimExecutor realExecutor() {
 		DataSource h2 = TestDatabases.h2();
 		JdbcClaimStore store = new JdbcClaimStore(h2, TestDatabases.createClaimTable(h2, SqlDialect.H2), SqlDialect.H2,
@@ -288,8 +326,14 @@ class TransactionalClaimExecutorTest {
 
 		private volatile boolean failRollbacks;
 
+		private volatile boolean failCommits;
+
 		BreakableDataSource(DataSource target) {
 			super(target);
+		}
+
+		void failCommits() {
+			this.failCommits = true;
 		}
 
 		void failRollbacks() {
@@ -301,6 +345,9 @@ class TransactionalClaimExecutorTest {
 			Connection target = super.getConnection();
 			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
 					(proxy, method, args) -> {
+						if (this.failCommits && method.getName().equals("commit")) {
+							throw new SQLRecoverableException("Communications link failure", "08S01");
+						}
 						if (this.failRollbacks && method.getName().equals("rollback")) {
 							throw new SQLRecoverableException("Communications link failure", "08S01");
 						}
