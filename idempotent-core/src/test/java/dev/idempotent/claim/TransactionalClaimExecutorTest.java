@@ -268,6 +268,28 @@ class TransactionalClaimExecutorTest {
 		assertThat(this.listener.claimed).hasValue(0);
 	}
 
+	@org.junit.jupiter.api.Disabled("known gap: without transaction synchronization a joined claim is counted when the"
+			+ " executor returns, before the outer transaction decides; a rollback and retry count it twice")
+	@Test
+	void aJoinedClaimWithoutSynchronizationIsNotCountedTwiceWhenTheOuterTransactionRollsBackAndIsRetried() {
+		DataSourceTransactionManager unsynchronized = new DataSourceTransactionManager(TestDatabases.h2());
+		unsynchronized.setTransactionSynchronization(DataSourceTransactionManager.SYNCHRONIZATION_NEVER);
+		DataSource h2 = TestDatabases.h2();
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(new JdbcClaimStore(h2,
+				TestDatabases.createClaimTable(h2, SqlDialect.H2), SqlDialect.H2, Clock.systemUTC()), unsynchronized,
+				this.listener, 5);
+		TransactionTemplate outer = new TransactionTemplate(unsynchronized);
+		ClaimRequest request = new ClaimRequest("never", "k", null);
+
+		outer.executeWithoutResult((status) -> {
+			call(() -> executor.execute(request, () -> null));
+			status.setRollbackOnly();
+		});
+		outer.executeWithoutResult((status) -> call(() -> executor.execute(request, () -> null)));
+
+		assertThat(this.listener.claimed).as("one record, claimed once").hasValue(1);
+	}
+
 	private TransactionalClaimExecutor realExecutor() {
 		DataSource h2 = TestDatabases.h2();
 		JdbcClaimStore store = new JdbcClaimStore(h2, TestDatabases.createClaimTable(h2, SqlDialect.H2), SqlDialect.H2,
