@@ -290,6 +290,24 @@ class TransactionalClaimExecutorTest {
 		assertThat(this.listener.claimed).as("one record, claimed once").hasValue(1);
 	}
 
+	@org.junit.jupiter.api.Disabled("known false positive: a read-only transaction of another transaction manager"
+			+ " writes nothing outside the claim, but Spring suspends the claim's synchronizations before the new"
+			+ " transaction definition is visible to them")
+	@Test
+	void doesNotWarnOfAReadOnlyTransactionOfAnotherTransactionManager() throws Throwable {
+		TransactionalClaimExecutor executor = realExecutor();
+		JdbcTemplate secondJdbc = new JdbcTemplate(second());
+		TransactionTemplate readOnly = new TransactionTemplate(new DataSourceTransactionManager(second()));
+		readOnly.setReadOnly(true);
+
+		try (LogRecorder warnings = LogRecorder.of(TransactionalClaimExecutor.class.getName())) {
+			executor.execute(new ClaimRequest("read-only", "k", null),
+					() -> readOnly.execute((status) -> secondJdbc.queryForObject("SELECT 1", Integer.class)));
+
+			assertThat(warnings.messages(Level.WARN)).as("a read-only lookup commits nothing outside the claim").isEmpty();
+		}
+	}
+
 	private TransactionalClaimExecutor realExecutor() {
 		DataSource h2 = TestDatabases.h2();
 		JdbcClaimStore store = new JdbcClaimStore(h2, TestDatabases.createClaimTable(h2, SqlDialect.H2), SqlDialect.H2,
