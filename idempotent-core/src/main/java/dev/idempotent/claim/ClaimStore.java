@@ -47,6 +47,19 @@ public interface ClaimStore {
 	}
 
 	/**
+	 * Check, after the work and before the commit, that the caller's transaction can still commit the claims it
+	 * made. PostgreSQL aborts a whole transaction at its first failed statement, and answers a later COMMIT with a
+	 * ROLLBACK that the JDBC driver does not report: a work that catches its own failed statement and returns
+	 * normally would otherwise pass for a committed claim, and the caller would commit the offset of a record whose
+	 * claim and writes are gone. The default does nothing (databases whose failed statements leave the transaction
+	 * usable).
+	 * @throws org.springframework.dao.DataAccessException if the transaction can only roll back; the caller rolls
+	 * it back and the record is retried
+	 */
+	default void requireCommittable() {
+	}
+
+	/**
 	 * Record that a key's delivery was given up on (dead-lettered): its row becomes FAILED with the number of
 	 * attempts and the last error, so that a replay can claim it again. Runs in the caller's transaction, which
 	 * must be a new one: the business transaction that failed has been rolled back with its claim. A SUCCEEDED

@@ -173,7 +173,11 @@ public class TransactionalClaimExecutor {
 			try {
 				R result = this.transaction.run(what, () -> {
 					outcomes.register();
-					return outcomes.watching(() -> claimAndRun.run(outcomes));
+					R done = outcomes.watching(() -> claimAndRun.run(outcomes));
+					// a statement the work failed and caught may have aborted the transaction (PostgreSQL), whose
+					// commit would then roll back silently: the caller must not take that for a committed claim
+					this.store.requireCommittable();
+					return done;
 				});
 				if (!outcomes.registered()) {
 					// no transaction synchronization: committed if this executor began the transaction; if it joined

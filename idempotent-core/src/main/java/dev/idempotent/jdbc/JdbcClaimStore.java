@@ -416,6 +416,24 @@ public class JdbcClaimStore implements ClaimStore {
 		return chunks;
 	}
 
+	/**
+	 * On PostgreSQL, fail if a statement of the transaction failed (see {@link ClaimStore#requireCommittable()}),
+	 * read from the driver's transaction state without a round trip where the driver is PgJDBC.
+	 */
+	@Override
+	public void requireCommittable() {
+		if (this.dialect != SqlDialect.POSTGRESQL) {
+			return;
+		}
+		Connection connection = this.jdbc.connection();
+		try {
+			AbortedTransactions.requireUsable(connection);
+		}
+		finally {
+			this.jdbc.release(connection);
+		}
+	}
+
 	@Override
 	public void markFailed(ClaimRequest request, int attempts, String lastError) {
 		Connection connection = this.jdbc.connection();

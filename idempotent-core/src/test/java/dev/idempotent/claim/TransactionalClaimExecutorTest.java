@@ -22,7 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.dao.RecoverableDataAccessException;
+import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -230,6 +233,81 @@ class TransactionalClaimExecutorTest {
 		}
 	}
 
+	@Test
+	void aWorkThatSwallowsTheFailureOfAJoinedInnerTransactionFailsTheClaimAndCountsNothing() {
+		TransactionalClaimExecutor executor = realExecutor();
+		TransactionTemplate inner = new TransactionTemplate(this.transactionManager);
+
+		assertThatThrownBy(() -> executor.execute(new ClaimRequest("rollback-only", "k", null), () -> {
+			try {
+				inner.executeWithoutResult((status) -> {
+					throw new IllegalStateException("inner work fails; its joined transaction is marked rollback-only");
+				});
+			}
+			catch (IllegalStateException swallowed) {
+				// the listener goes on as if nothing happened
+			}
+			return "done";
+		})).isInstanceOf(UnexpectedRollbackException.class);
+		assertThat(this.listener.claimed).hasValue(0);
+		assertThat(this.listener.hits).hasValue(0);
+	}
+
+	@Test
+	void aCommitThatFailsIsThrownAndCountsNothing() {
+		BreakableDataSource broken = new BreakableDataSource(TestDatabases.h2());
+		JdbcClaimStore store = new JdbcClaimStore(broken, TestDatabases.createClaimTable(broken, SqlDialect.H2),
+				SqlDialect.H2, Clock.systemUTC());
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(store,
+				new JdbcTransactionManager(broken), this.listener, 5);
+
+		assertThatThrownBy(() -> executor.execute(request(), () -> {
+			broken.failCommits();
+			return "done";
+		})).as("the commit's failure, translated (JdbcTransactionManager)").isInstanceOf(RecoverableDataAccessException.class);
+		assertThat(this.listener.claimed).hasValue(0);
+	}
+
+	@org.junit.jupiter.api.Disabled("known gap: without transaction synchronization a joined claim is counted when the"
+			+ " executor returns, before the outer transaction decides; a rollback and retry count it twice")
+	@Test
+	void aJoinedClaimWithoutSynchronizationIsNotCountedTwiceWhenTheOuterTransactionRollsBackAndIsRetried() {
+		DataSourceTransactionManager unsynchronized = new DataSourceTransactionManager(TestDatabases.h2());
+		unsynchronized.setTransactionSynchronization(DataSourceTransactionManager.SYNCHRONIZATION_NEVER);
+		DataSource h2 = TestDatabases.h2();
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(new JdbcClaimStore(h2,
+				TestDatabases.createClaimTable(h2, SqlDialect.H2), SqlDialect.H2, Clock.systemUTC()), unsynchronized,
+				this.listener, 5);
+		TransactionTemplate outer = new TransactionTemplate(unsynchronized);
+		ClaimRequest request = new ClaimRequest("never", "k", null);
+
+		outer.executeWithoutResult((status) -> {
+			call(() -> executor.execute(request, () -> null));
+			status.setRollbackOnly();
+		});
+		outer.executeWithoutResult((status) -> call(() -> executor.execute(request, () -> null)));
+
+		assertThat(this.listener.claimed).as("one record, claimed once").hasValue(1);
+	}
+
+	@org.junit.jupiter.api.Disabled("known false positive: a read-only transaction of another transaction manager"
+			+ " writes nothing outside the claim, but Spring suspends the claim's synchronizations before the new"
+			+ " transaction definition is visible to them")
+	@Test
+	void doesNotWarnOfAReadOnlyTransactionOfAnotherTransactionManager() throws Throwable {
+		TransactionalClaimExecutor executor = realExecutor();
+		JdbcTemplate secondJdbc = new JdbcTemplate(second());
+		TransactionTemplate readOnly = new TransactionTemplate(new DataSourceTransactionManager(second()));
+		readOnly.setReadOnly(true);
+
+		try (LogRecorder warnings = LogRecorder.of(TransactionalClaimExecutor.class.getName())) {
+			executor.execute(new ClaimRequest("read-only", "k", null),
+					() -> readOnly.execute((status) -> secondJdbc.queryForObject("SELECT 1", Integer.class)));
+
+			assertThat(warnings.messages(Level.WARN)).as("a read-only lookup commits nothing outside the claim").isEmpty();
+		}
+	}
+
 	private TransactionalClaimExecutor realExecutor() {
 		DataSource h2 = TestDatabases.h2();
 		JdbcClaimStore store = new JdbcClaimStore(h2, TestDatabases.createClaimTable(h2, SqlDialect.H2), SqlDialect.H2,
@@ -288,8 +366,14 @@ class TransactionalClaimExecutorTest {
 
 		private volatile boolean failRollbacks;
 
+		private volatile boolean failCommits;
+
 		BreakableDataSource(DataSource target) {
 			super(target);
+		}
+
+		void failCommits() {
+			this.failCommits = true;
 		}
 
 		void failRollbacks() {
@@ -301,6 +385,9 @@ class TransactionalClaimExecutorTest {
 			Connection target = super.getConnection();
 			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
 					(proxy, method, args) -> {
+						if (this.failCommits && method.getName().equals("commit")) {
+							throw new SQLRecoverableException("Communications link failure", "08S01");
+						}
 						if (this.failRollbacks && method.getName().equals("rollback")) {
 							throw new SQLRecoverableException("Communications link failure", "08S01");
 						}

@@ -154,12 +154,7 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 			return;
 		}
 		if (processor == secondProbe.getAfterRollbackProcessor()) {
-			throw new IllegalStateException("Container factory '" + name + "' has a Kafka transaction manager and its"
-					+ " own after-rollback processor (" + processor.getClass().getName() + ") that is not a bean: the"
-					+ " starter cannot see where it sends records after their retries (spring-kafka's default logs and"
-					+ " drops them). Remove it from the factory to get the starter's, which dead-letters; or declare"
-					+ " it as a @Bean whose recoverer dead-letters: a DeadLetterPublishingRecoverer (with"
-					+ " setHeadersFunction(new DeadLetterHeaders())) wrapped in FailedClaimRecoverer.");
+			throw notABean(name, processor);
 		}
 		AfterRollbackProcessor<?, ?> given = this.beanFactory.getBeanProvider(AfterRollbackProcessor.class).getIfUnique();
 		if (given == null) {
@@ -170,8 +165,24 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 					+ " the factory.");
 		}
 		setAfterRollbackProcessor(factory, given);
+		AfterRollbackProcessor<?, ?> customized = probe(name, factory).getAfterRollbackProcessor();
+		if (customized != given) {
+			// a new processor per container (spring-kafka's default, or one the container customizer creates) is
+			// told apart only here: the customizer replaces the one set on the factory
+			throw notABean(name, customized);
+		}
 		logger.info("Container factory '{}' has a Kafka transaction manager and had spring-kafka's default"
 				+ " after-rollback processor; it now uses the application's ({})", name, given.getClass().getName());
+	}
+
+	private static IllegalStateException notABean(String name, AfterRollbackProcessor<?, ?> processor) {
+		return new IllegalStateException("Container factory '" + name + "' has a Kafka transaction manager and its"
+				+ " own after-rollback processor (" + processor.getClass().getName() + ") that is not a bean (set on"
+				+ " the factory, or by its container customizer): the starter cannot see where it sends records after"
+				+ " their retries (spring-kafka's default logs and drops them). Remove it from the factory to get the"
+				+ " starter's, which dead-letters; or declare it as a @Bean whose recoverer dead-letters: a"
+				+ " DeadLetterPublishingRecoverer (with setHeadersFunction(new DeadLetterHeaders())) wrapped in"
+				+ " FailedClaimRecoverer.");
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })

@@ -1,5 +1,6 @@
 package dev.idempotent.kafka;
 
+import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
 
@@ -37,11 +38,22 @@ public final class TransientFailures {
 			if (t instanceof TransientClaimException || t instanceof ClaimInProgressException
 					|| t instanceof DataAccessResourceFailureException || t instanceof TransientDataAccessResourceException
 					|| t instanceof RecoverableDataAccessException || t instanceof CannotCreateTransactionException
-					|| t instanceof SQLTransientConnectionException || t instanceof SQLRecoverableException) {
+					|| t instanceof SQLTransientConnectionException || t instanceof SQLRecoverableException
+					|| isConnectionException(t)) {
 				return true;
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * SQLState class 08, "connection exception": the connection was lost or could not be made. Seen untranslated
+	 * when a {@code DataSourceTransactionManager} (which wraps it in a {@code TransactionSystemException}) fails
+	 * to commit because the database went away: mariadb-java-client reports that as a
+	 * {@code SQLNonTransientConnectionException}, non-transient for the connection but not for the record.
+	 */
+	private static boolean isConnectionException(Throwable failure) {
+		return failure instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08");
 	}
 
 }
