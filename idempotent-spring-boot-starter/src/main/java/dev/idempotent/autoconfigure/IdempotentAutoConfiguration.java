@@ -31,7 +31,9 @@ import dev.idempotent.kafka.RetryTopicComponents;
 import dev.idempotent.kafka.ErrorHandlerClassifier;
 import dev.idempotent.kafka.FailedClaimRecoverer;
 import dev.idempotent.kafka.NullPayloadException;
+import dev.idempotent.kafka.TransientAwareAfterRollbackProcessor;
 import dev.idempotent.kafka.TransientAwareBackOff;
+import dev.idempotent.kafka.TransientAwareErrorHandler;
 import dev.idempotent.kafka.ListenerMethods;
 import dev.idempotent.kafka.ListenerReplies;
 import dev.idempotent.kafka.ListenerScopes;
@@ -259,9 +261,8 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnBean(KafkaOperations.class)
 	DefaultErrorHandler idempotentErrorHandler(DeadLetterTemplates deadLetterTemplates, FailureRecorder failureRecorder,
 			IdempotentProperties properties) {
-		TransientAwareBackOff backOff = backOff(properties.getErrorHandling());
-		return classified(new DefaultErrorHandler(deadLetterRecoverer(deadLetterTemplates, failureRecorder, properties),
-				backOff), backOff);
+		return classified(new TransientAwareErrorHandler(
+				deadLetterRecoverer(deadLetterTemplates, failureRecorder, properties), backOff(properties.getErrorHandling())));
 	}
 
 	/**
@@ -276,21 +277,15 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnBean(KafkaOperations.class)
 	DefaultAfterRollbackProcessor<Object, Object> idempotentAfterRollbackProcessor(KafkaOperations<?, ?> kafkaOperations,
 			DeadLetterTemplates deadLetterTemplates, FailureRecorder failureRecorder, IdempotentProperties properties) {
-		TransientAwareBackOff backOff = backOff(properties.getErrorHandling());
-		return classified(new DefaultAfterRollbackProcessor<>(
-				deadLetterRecoverer(deadLetterTemplates, failureRecorder, properties), backOff, kafkaOperations, true),
-				backOff);
+		return classified(new TransientAwareAfterRollbackProcessor<>(
+				deadLetterRecoverer(deadLetterTemplates, failureRecorder, properties), backOff(properties.getErrorHandling()),
+				kafkaOperations));
 	}
 
-	/**
-	 * Retries by the back-off chosen from each attempt's own failure (a new one per exception class would restart
-	 * the count), and recovers at once what retrying cannot fix: bad keys, late records, null payloads.
-	 */
-	private static <P extends FailedRecordProcessor> P classified(P processor, TransientAwareBackOff backOff) {
+	/** Recover at once what retrying cannot fix: bad keys, late records, null payloads. */
+	private static <P extends FailedRecordProcessor> P classified(P processor) {
 		processor.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class,
 				NullPayloadException.class);
-		processor.setRetryListeners(backOff);
-		processor.setResetStateOnExceptionChange(false);
 		return processor;
 	}
 

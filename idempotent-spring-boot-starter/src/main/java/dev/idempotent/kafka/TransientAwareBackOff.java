@@ -1,5 +1,8 @@
 package dev.idempotent.kafka;
 
+import java.util.Arrays;
+import java.util.stream.Stream;
+
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
@@ -18,9 +21,9 @@ import org.springframework.util.backoff.BackOffExecution;
  * a record that first failed while the database was down kept the endless transient back-off when it then failed
  * for good, and was never dead-lettered.
  * <p>It learns each failure as a {@link RetryListener}, which spring-kafka calls on the consumer thread right
- * before it asks the back-off for the next interval; register it as both:
- * {@code handler = new DefaultErrorHandler(recoverer, backOff); handler.setRetryListeners(backOff);
- * handler.setResetStateOnExceptionChange(false);}. Before any failure is known (spring-kafka probes a back-off
+ * before it asks the back-off for the next interval, so it must be both the back-off and a retry listener of the
+ * handler, and stay one: {@link TransientAwareErrorHandler} and {@link TransientAwareAfterRollbackProcessor} keep it
+ * the first retry listener whatever listeners the application sets later. Before any failure is known (spring-kafka probes a back-off
  * when the handler is built) it answers as for a transient failure. Thread-safe: the failure is kept per consumer
  * thread.
  *
@@ -52,6 +55,17 @@ public final class TransientAwareBackOff implements BackOff, RetryListener {
 	@Override
 	public void recovered(ConsumerRecord<?, ?> record, @Nullable Exception ex) {
 		this.current.remove();
+	}
+
+	/**
+	 * Put a back-off before other retry listeners, once.
+	 * @param backOff the back-off that must learn each failure first
+	 * @param listeners the other listeners, may include {@code backOff}
+	 * @return {@code backOff} followed by the other listeners
+	 */
+	static RetryListener[] first(TransientAwareBackOff backOff, RetryListener... listeners) {
+		return Stream.concat(Stream.of(backOff), Arrays.stream(listeners).filter((listener) -> listener != backOff))
+			.toArray(RetryListener[]::new);
 	}
 
 	@Override
