@@ -103,8 +103,8 @@ public abstract class AbstractClaimStoreContractTest {
 		this.dataSource = dataSource();
 		this.jdbc = new JdbcTemplate(this.dataSource);
 		SqlDialect dialect = SqlDialect.detect(this.dataSource);
-		this.table = TestDatabases.createClaimTable(this.dataSource, dialect);
-		this.businessTable = "biz_" + this.table.value().substring(5);
+		this.table = createClaimTable(this.dataSource, dialect);
+		this.businessTable = businessTableName(this.table);
 		this.jdbc.execute("CREATE TABLE " + this.businessTable
 				+ " (id BIGINT NOT NULL PRIMARY KEY, order_id VARCHAR(64) NOT NULL, CONSTRAINT uk_" + this.businessTable
 				+ "_order UNIQUE (order_id))");
@@ -119,8 +119,26 @@ public abstract class AbstractClaimStoreContractTest {
 
 	@AfterEach
 	void dropTables() {
-		TestDatabases.drop(this.dataSource, this.table.value());
-		TestDatabases.drop(this.dataSource, this.businessTable);
+		dropTable(this.table.value());
+		dropTable(this.businessTable);
+	}
+
+	/**
+	 * Create an idempotency table with a fresh name from the shipped DDL. The conformance kit overrides this (and
+	 * {@link #businessTableName} and {@link #dropTable}) to keep to tables it created itself.
+	 */
+	protected TableName createClaimTable(DataSource dataSource, SqlDialect dialect) {
+		return TestDatabases.createClaimTable(dataSource, dialect);
+	}
+
+	/** The name of the business table the tests write next to the given idempotency table. */
+	protected String businessTableName(TableName claimTable) {
+		return "biz_" + claimTable.value().substring(5);
+	}
+
+	/** Drop a table this test created, if it exists. */
+	protected void dropTable(String name) {
+		dropTable(name);
 	}
 
 	@Test
@@ -839,7 +857,7 @@ public abstract class AbstractClaimStoreContractTest {
 					"column idempotency_key holds " + keyColumnSize() + " characters, less than idempotent.max-key-length=300");
 		}
 		finally {
-			TestDatabases.drop(this.dataSource, weak.value());
+			dropTable(weak.value());
 		}
 	}
 
@@ -980,7 +998,7 @@ public abstract class AbstractClaimStoreContractTest {
 			assertThat(fingerprinting.problems()).isEmpty();
 		}
 		finally {
-			TestDatabases.drop(this.dataSource, old.value());
+			dropTable(old.value());
 		}
 	}
 

@@ -49,7 +49,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with clocks one minute either side of the window's start, so a time compared in any local zone would put them
  * on the wrong side.
  */
-abstract class AbstractRetentionJobContractTest {
+public abstract class AbstractRetentionJobContractTest {
 
 	static final Instant NOW = Instant.parse("2026-03-01T00:00:00.000500Z");
 
@@ -83,7 +83,7 @@ abstract class AbstractRetentionJobContractTest {
 		this.dataSource = dataSource();
 		this.jdbc = new JdbcTemplate(this.dataSource);
 		this.dialect = SqlDialect.detect(this.dataSource);
-		this.table = TestDatabases.createClaimTable(this.dataSource, this.dialect);
+		this.table = createClaimTable(this.dataSource, this.dialect);
 		this.archive = this.table.archive();
 		SchemaInitializer.archive(this.dataSource, this.archive, this.dialect).initialize();
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
@@ -91,8 +91,21 @@ abstract class AbstractRetentionJobContractTest {
 
 	@AfterEach
 	void dropTables() {
-		TestDatabases.drop(this.dataSource, this.archive.value());
-		TestDatabases.drop(this.dataSource, this.table.value());
+		dropTable(this.archive.value());
+		dropTable(this.table.value());
+	}
+
+	/**
+	 * Create an idempotency table with a fresh name from the shipped DDL. The conformance kit overrides this and
+	 * {@link #dropTable} to keep to tables it created itself.
+	 */
+	protected TableName createClaimTable(DataSource dataSource, SqlDialect dialect) {
+		return TestDatabases.createClaimTable(dataSource, dialect);
+	}
+
+	/** Drop a table this test created, if it exists. */
+	protected void dropTable(String name) {
+		dropTable(name);
 	}
 
 	@Test

@@ -1,0 +1,31 @@
+package dev.idempotent.conformance;
+
+import dev.idempotent.testsupport.TestDatabases;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The built kit jar against H2 in memory, MySQL mode, quick subset. The crash checks cannot reach an in-memory
+ * database from a child JVM: they are reported as skipped, with the reason, and the verdict says so.
+ */
+class H2ConformanceIT {
+
+	@Test
+	void theQuickChecksPassAndTheCrashChecksAreReportedSkipped() throws Exception {
+		TestDatabases.Connection h2 = new TestDatabases.Connection("jdbc:h2:mem:kit;MODE=MySQL;DB_CLOSE_DELAY=-1", "sa", "");
+
+		KitProcess.Result result = KitProcess.run(h2, "--checks=quick");
+
+		assertThat(result.output()).contains("dialect: h2 (detected)").contains(Report.CONFORMANT)
+			.contains("see the skipped checks");
+		assertThat(result.exitCode()).as(result.output()).isZero();
+		assertThat(result.lines("[FAIL]")).isEmpty();
+		assertThat(result.lines("[PASS]")).hasSizeGreaterThan(15);
+		assertThat(result.lines("[SKIPPED]")).hasSize(2).allMatch((line) -> line.contains("Consumer"));
+		assertThat(result.output()).contains("an in-memory H2 database cannot be reached from a child JVM")
+			.contains("duplicate: SQLState 23505, vendor code 23505")
+			.contains("left of this run: 0; registry idemkit_registry dropped");
+	}
+
+}
