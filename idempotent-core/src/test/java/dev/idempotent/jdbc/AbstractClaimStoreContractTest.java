@@ -138,7 +138,7 @@ public abstract class AbstractClaimStoreContractTest {
 
 	/** Drop a table this test created, if it exists. */
 	protected void dropTable(String name) {
-		dropTable(name);
+		TestDatabases.drop(this.dataSource, name);
 	}
 
 	@Test

@@ -105,7 +105,7 @@ public abstract class AbstractRetentionJobContractTest {
 
 	/** Drop a table this test created, if it exists. */
 	protected void dropTable(String name) {
-		dropTable(name);
+		TestDatabases.drop(this.dataSource, name);
 	}
 
 	@Test
