@@ -3,6 +3,7 @@ package dev.idempotent.claim;
 import java.time.Duration;
 
 import dev.idempotent.metrics.ClaimListener;
+import dev.idempotent.observation.ClaimObserver;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +52,8 @@ public class LeasedClaimExecutor {
 
 	private volatile HitLog hitLog = HitLog.MASKED;
 
+	private volatile ClaimObserver observer = ClaimObserver.NO_OP;
+
 	/**
 	 * Create an executor.
 	 * @param store the lease store
@@ -76,6 +79,16 @@ public class LeasedClaimExecutor {
 	}
 
 	/**
+	 * Set the observer that wraps each call of {@link #execute}: the lease's claim, the work and the completion.
+	 * Call before the executor is used.
+	 * @param observer the observer, never {@code null}; {@link ClaimObserver#NO_OP} by default
+	 * @since 0.1.0
+	 */
+	public void setClaimObserver(ClaimObserver observer) {
+		this.observer = java.util.Objects.requireNonNull(observer, "observer must not be null");
+	}
+
+	/**
 	 * Claim {@code request} with a lease and run {@code work} if the key is not done or held elsewhere.
 	 * @param request what to claim
 	 * @param lease how long the lease lasts; longer than the work's longest run
@@ -87,6 +100,11 @@ public class LeasedClaimExecutor {
 	 * @throws Throwable whatever the work threw, after the lease was given up
 	 */
 	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, Duration lease,
+			ClaimedWork<T> work) throws Throwable {
+		return this.observer.observe(request, ClaimMode.LEASED, () -> leaseAndRun(request, lease, work));
+	}
+
+	private <T extends @Nullable Object> ClaimOutcome<T> leaseAndRun(ClaimRequest request, Duration lease,
 			ClaimedWork<T> work) throws Throwable {
 		long start = System.nanoTime();
 		LeaseResult result = claim(request, lease);

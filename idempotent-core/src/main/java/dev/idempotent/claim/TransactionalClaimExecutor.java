@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import dev.idempotent.metrics.ClaimListener;
+import dev.idempotent.observation.ClaimObserver;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +75,8 @@ public class TransactionalClaimExecutor {
 
 	private volatile ConflictLog conflictLog = ConflictLog.MASKED;
 
+	private volatile ClaimObserver observer = ClaimObserver.NO_OP;
+
 	/**
 	 * Create an executor.
 	 * @param store the claim store, working on the same database as {@code transactionManager}
@@ -113,6 +116,17 @@ public class TransactionalClaimExecutor {
 	}
 
 	/**
+	 * Set the observer that wraps each call of {@link #execute} and {@link #executeBatch} (and of their
+	 * {@code InOwnTransaction} variants), for instance a Micrometer Observation per claim. Call before the executor is
+	 * used.
+	 * @param observer the observer, never {@code null}; {@link ClaimObserver#NO_OP} by default
+	 * @since 0.1.0
+	 */
+	public void setClaimObserver(ClaimObserver observer) {
+		this.observer = java.util.Objects.requireNonNull(observer, "observer must not be null");
+	}
+
+	/**
 	 * Claim {@code request} and run {@code work} if the key was not processed before.
 	 * @param request what to claim, never {@code null}
 	 * @param work the work to run in the claim's transaction, never {@code null}
@@ -125,7 +139,8 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, ClaimedWork<T> work)
 			throws Throwable {
-		return inTransaction(request::toString, request.scope(), (outcomes) -> claimAndRun(request, work, outcomes));
+		return this.observer.observe(request, ClaimMode.TRANSACTIONAL,
+				() -> inTransaction(request::toString, request.scope(), (outcomes) -> claimAndRun(request, work, outcomes)));
 	}
 
 	/**
@@ -141,8 +156,9 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> BatchOutcome<T> executeBatch(List<ClaimRequest> requests, BatchWork<T> work)
 			throws Throwable {
-		return inTransaction(() -> requests.size() + " claims", requests.isEmpty() ? "-" : requests.get(0).scope(),
-				(outcomes) -> claimAllAndRun(requests, work, outcomes));
+		return this.observer.observeBatch(requests,
+				() -> inTransaction(() -> requests.size() + " claims", requests.isEmpty() ? "-" : requests.get(0).scope(),
+						(outcomes) -> claimAllAndRun(requests, work, outcomes)));
 	}
 
 	/**

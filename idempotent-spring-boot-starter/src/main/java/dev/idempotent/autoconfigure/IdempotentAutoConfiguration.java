@@ -42,6 +42,7 @@ import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.key.KeyValidator;
 import dev.idempotent.metrics.ClaimListener;
 import dev.idempotent.metrics.CompositeClaimListener;
+import dev.idempotent.observation.ClaimObserver;
 import dev.idempotent.retention.LateRecordException;
 import dev.idempotent.retention.LateRecordGuard;
 import org.apache.kafka.common.TopicPartition;
@@ -152,11 +153,12 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean
 	TransactionalClaimExecutor idempotentClaimExecutor(ClaimStore claimStore,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
-			IdempotentProperties properties) {
+			IdempotentProperties properties, ObjectProvider<ClaimObserver> observer) {
 		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(claimStore,
 				uniqueTransactionManager(transactionManager), claimListener(listeners), properties.getMaxTransientRetries());
 		executor.setHitLog(new HitLog(properties.keyMasker()));
 		executor.setConflictLog(new ConflictLog(properties.keyMasker()));
+		observer.ifUnique(executor::setClaimObserver);
 		return executor;
 	}
 
@@ -173,10 +175,11 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean
 	LeasedClaimExecutor idempotentLeasedClaimExecutor(LeasedClaimStore leased,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
-			IdempotentProperties properties) {
+			IdempotentProperties properties, ObjectProvider<ClaimObserver> observer) {
 		LeasedClaimExecutor executor = new LeasedClaimExecutor(leased, uniqueTransactionManager(transactionManager),
 				claimListener(listeners), properties.getMaxTransientRetries());
 		executor.setHitLog(new HitLog(properties.keyMasker()));
+		observer.ifUnique(executor::setClaimObserver);
 		return executor;
 	}
 
