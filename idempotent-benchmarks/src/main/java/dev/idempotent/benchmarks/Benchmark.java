@@ -110,6 +110,7 @@ public final class Benchmark {
 		broker.addTopics(new org.apache.kafka.clients.admin.NewTopic(topic, settings.partitions(), (short) 1));
 		awaitLeaders(brokers, topic);
 		String group = variant.name().toLowerCase() + "-" + run;
+		int seeded = ReplayVariants.replays(variant) ? seed(variant, settings, brokers, topic, group) : 0;
 		List<String> arguments = new ArrayList<>(List.of("--spring.main.banner-mode=off",
 				"--spring.kafka.bootstrap-servers=" + brokers, "--spring.datasource.url=" + settings.dbUrl(),
 				"--spring.datasource.username=" + settings.dbUser(), "--spring.datasource.password=" + settings.dbPassword(),
@@ -122,6 +123,10 @@ public final class Benchmark {
 				"--bench.variant=" + variant.name().toLowerCase(), "--bench.topic=" + topic, "--bench.group=" + group,
 				"--bench.batch-size=" + Math.max(1, variant.batchSize), "--logging.level.root=" + System.getProperty("bench.log", "WARN"),
 				"--logging.level.dev.idempotent.hits=WARN", "--spring.jmx.enabled=false"));
+		arguments.addAll(replayArguments(variant, group));
+		if (seeded > 0) {
+			arguments.add("--spring.kafka.listener.auto-startup=false");
+		}
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(BenchApp.class, variant.configuration)
 			.web(WebApplicationType.NONE)
 			.run(arguments.toArray(String[]::new))) {
@@ -129,10 +134,15 @@ public final class Benchmark {
 			// joining and rebalancing is start-up, not throughput
 			Collection<MessageListenerContainer> containers = context.getBean(KafkaListenerEndpointRegistry.class)
 				.getListenerContainers();
+			if (seeded > 0) {
+				// the data is in the topic already: the containers start paused (auto-startup off)
+				containers.forEach(MessageListenerContainer::pause);
+				containers.forEach(MessageListenerContainer::start);
+			}
 			awaitAssignment(containers, settings);
 			containers.forEach(MessageListenerContainer::pause);
 			awaitUntil("paused", () -> containers.stream().allMatch(MessageListenerContainer::isContainerPaused));
-			int total = produce(brokers, topic, settings);
+			int total = (seeded > 0) ? seeded : produce(brokers, topic, settings);
 			containers.forEach(MessageListenerContainer::resume);
 			Deliveries deliveries = context.getBean(Deliveries.class);
 			try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brokers))) {
@@ -148,6 +158,46 @@ public final class Benchmark {
 			return new Result(variant, total, deliveries.elapsed(), percentile(latency, 0.5), percentile(latency, 0.99),
 					ledger.duplicatesTakenEffect(), settings.records() - ledger.distinctOrders(), heapMb);
 		}
+	}
+
+	/**
+	 * Produce the data set of a replay variant and process it once, in batches of 500 under the replay's scope and
+	 * with the replay's fast path setting (so Redis learns the keys as it would in production), not measured.
+	 * @return the number of records produced
+	 */
+	private static int seed(Variant variant, Settings settings, String brokers, String topic, String group)
+			throws Exception {
+		int total = produce(brokers, topic, settings);
+		List<String> arguments = new ArrayList<>(List.of("--spring.main.banner-mode=off",
+				"--spring.kafka.bootstrap-servers=" + brokers, "--spring.datasource.url=" + settings.dbUrl(),
+				"--spring.datasource.username=" + settings.dbUser(), "--spring.datasource.password=" + settings.dbPassword(),
+				"--spring.datasource.hikari.maximum-pool-size=" + (settings.concurrency() + 2),
+				"--spring.kafka.consumer.auto-offset-reset=earliest",
+				"--spring.kafka.consumer.key-deserializer=org.apache.kafka.common.serialization.StringDeserializer",
+				"--spring.kafka.consumer.value-deserializer=org.apache.kafka.common.serialization.StringDeserializer",
+				"--spring.kafka.listener.concurrency=" + settings.concurrency(), "--idempotent.jdbc.initialize-schema=always",
+				"--idempotent.table-name=" + CLAIM_TABLE, "--bench.topic=" + topic, "--bench.group=" + group,
+				"--logging.level.root=" + System.getProperty("bench.log", "WARN"), "--spring.jmx.enabled=false"));
+		arguments.addAll(replayArguments(variant, group));
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(BenchApp.class,
+				ReplayVariants.Seed.class)
+			.web(WebApplicationType.NONE)
+			.run(arguments.toArray(String[]::new));
+				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brokers))) {
+			awaitUntil("the seed of " + variant + " to process " + total + " records",
+					() -> lag(admin, group + "-seed", topic) == 0);
+		}
+		return total;
+	}
+
+	/** The scope a replay variant shares with its seed, and its fast path setting. */
+	private static List<String> replayArguments(Variant variant, String group) {
+		if (!ReplayVariants.replays(variant)) {
+			return List.of();
+		}
+		return List.of("--bench.scope=replay-" + group,
+				"--idempotent.fast-path.redis.enabled=" + ReplayVariants.fastPath(variant),
+				"--idempotent.fast-path.redis.ttl=1h");
 	}
 
 	private static void dropTables(Settings settings) throws java.sql.SQLException {
@@ -228,8 +278,9 @@ public final class Benchmark {
 
 	private static Timer latency(MeterRegistry registry, Variant variant) {
 		if (variant.library) {
+			// a replay claims nothing: its check is the hit's
 			return registry.find(MicrometerClaimListener.CLAIM_DURATION)
-				.tag("outcome", MicrometerClaimListener.CLAIMED)
+				.tag("outcome", ReplayVariants.replays(variant) ? MicrometerClaimListener.HIT : MicrometerClaimListener.CLAIMED)
 				.timer();
 		}
 		return registry.find(BenchApp.CHECK).timer();

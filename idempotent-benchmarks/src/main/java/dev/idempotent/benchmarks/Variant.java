@@ -16,7 +16,13 @@ enum Variant {
 	SPRING_INTEGRATION("5. Spring Integration IdempotentReceiverInterceptor + JdbcMetadataStore",
 			Variants.SpringIntegration.class, 0, false),
 
-	REDIS("6. Redis SET NX EX, then the database write", Variants.Redis.class, 0, false);
+	REDIS("6. Redis SET NX EX, then the database write", Variants.Redis.class, 0, false),
+
+	REPLAY("7a. replay, every record a hit: @IdempotentListener, single records, database claim",
+			ReplayVariants.DatabaseReplay.class, 0, true),
+
+	REPLAY_FAST_PATH("7b. replay, every record a hit: @IdempotentListener, single records, Redis fast path",
+			ReplayVariants.FastPathReplay.class, 0, true);
 
 	final String title;
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import dev.idempotent.fastpath.FastPathClaims;
 import dev.idempotent.metrics.ClaimListener;
 import dev.idempotent.observation.ClaimObserver;
 import org.jspecify.annotations.Nullable;
@@ -48,6 +49,10 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
  * <p>A deadlock or lock-wait timeout of the claim ({@link TransientClaimException}) retries the whole
  * transaction up to {@code maxTransientRetries} times when this executor began it; a joined transaction belongs
  * to its owner, who must roll it back and retry, so the exception is passed on.
+ * <p>With a fast path ({@link #setFastPath}), a key it knows is a hit before any transaction begins: no
+ * transaction is opened and the database is not touched (the hit is counted with
+ * {@link ClaimListener#onFastPathHit} and logged at once). Keys it does not know, or when it fails, are claimed as
+ * above; after the commit, the claimed keys (and hits on SUCCEEDED rows) are passed to it.
  * <p>Thread-safe.
  *
  * @since 0.1.0
@@ -76,6 +81,7 @@ public class TransactionalClaimExecutor {
 	private volatile ConflictLog conflictLog = ConflictLog.MASKED;
 
 	private volatile ClaimObserver observer = ClaimObserver.NO_OP;
+	private volatile FastPathClaims fastPath = FastPathClaims.NONE;
 
 	/**
 	 * Create an executor.
@@ -127,6 +133,14 @@ public class TransactionalClaimExecutor {
 	}
 
 	/**
+	 * Set the fast path consulted before a claim's transaction begins. Call before the executor is used.
+	 * @param fastPath the fast path, never {@code null}; {@link FastPathClaims#NONE} by default
+	 */
+	public void setFastPath(FastPathClaims fastPath) {
+		this.fastPath = fastPath;
+	}
+
+	/**
 	 * Claim {@code request} and run {@code work} if the key was not processed before.
 	 * @param request what to claim, never {@code null}
 	 * @param work the work to run in the claim's transaction, never {@code null}
@@ -139,8 +153,21 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, ClaimedWork<T> work)
 			throws Throwable {
-		return this.observer.observe(request, ClaimMode.TRANSACTIONAL,
-				() -> inTransaction(request::toString, request.scope(), (outcomes) -> claimAndRun(request, work, outcomes)));
+		return this.observer.observe(request, ClaimMode.TRANSACTIONAL, () -> claimFastOrInTransaction(request, work));
+	}
+
+	/** Answer from the fast path when it knows the key, else claim in a transaction. */
+	private <T extends @Nullable Object> ClaimOutcome<T> claimFastOrInTransaction(ClaimRequest request,
+			ClaimedWork<T> work) throws Throwable {
+		if (this.fastPath.enabled()) {
+			long start = System.nanoTime();
+			ClaimResult.Hit known = this.fastPath.lookUp(request);
+			if (known != null) {
+				fastPathHit(request, known, Duration.ofNanos(System.nanoTime() - start));
+				return new ClaimOutcome.Skipped<>(known);
+			}
+		}
+		return inTransaction(request::toString, request.scope(), (outcomes) -> claimAndRun(request, work, outcomes));
 	}
 
 	/**
@@ -156,9 +183,57 @@ public class TransactionalClaimExecutor {
 	 */
 	public <T extends @Nullable Object> BatchOutcome<T> executeBatch(List<ClaimRequest> requests, BatchWork<T> work)
 			throws Throwable {
-		return this.observer.observeBatch(requests,
-				() -> inTransaction(() -> requests.size() + " claims", requests.isEmpty() ? "-" : requests.get(0).scope(),
-						(outcomes) -> claimAllAndRun(requests, work, outcomes)));
+		return this.observer.observeBatch(requests, () -> claimAllFastOrInTransaction(requests, work));
+	}
+
+	/** Answer what the fast path knows, claim the rest in one transaction. */
+	private <T extends @Nullable Object> BatchOutcome<T> claimAllFastOrInTransaction(List<ClaimRequest> requests,
+			BatchWork<T> work) throws Throwable {
+		if (!this.fastPath.enabled() || requests.isEmpty()) {
+			return claimBatch(requests, work, List.of());
+		}
+		long start = System.nanoTime();
+		List<ClaimResult.@Nullable Hit> known = this.fastPath.lookUpAll(requests);
+		Duration latency = Duration.ofNanos((System.nanoTime() - start) / requests.size());
+		List<Integer> rest = new ArrayList<>();
+		List<Integer> fastHits = new ArrayList<>();
+		List<Runnable> reports = new ArrayList<>();
+		for (int i = 0; i < requests.size(); i++) {
+			ClaimResult.Hit hit = known.get(i);
+			if (hit == null) {
+				rest.add(i);
+			}
+			else {
+				ClaimRequest request = requests.get(i);
+				fastHits.add(i);
+				reports.add(() -> fastPathHit(request, hit, latency));
+			}
+		}
+		if (rest.isEmpty()) {
+			reports.forEach(Runnable::run);
+			return new BatchOutcome<>(null, List.of(), List.copyOf(fastHits));
+		}
+		if (fastHits.isEmpty()) {
+			return claimBatch(requests, work, List.of());
+		}
+		// the fast path's hits are reported with the others' commit: if it fails, the batch is processed again
+		BatchOutcome<T> claimed = claimBatch(rest.stream().map(requests::get).toList(),
+				(positions) -> work.run(positions.stream().map(rest::get).toList()), reports);
+		List<Integer> hits = new ArrayList<>(fastHits);
+		claimed.hits().forEach((position) -> hits.add(rest.get(position)));
+		hits.sort(null);
+		return new BatchOutcome<>(claimed.value(), claimed.claimed().stream().map(rest::get).toList(),
+				List.copyOf(hits));
+	}
+
+	/** Claim a batch in one transaction; {@code held} are outcomes reported with its commit. */
+	private <T extends @Nullable Object> BatchOutcome<T> claimBatch(List<ClaimRequest> requests, BatchWork<T> work,
+			List<Runnable> held) throws Throwable {
+		return inTransaction(() -> requests.size() + " claims", requests.isEmpty() ? "-" : requests.get(0).scope(),
+				(outcomes) -> {
+					held.forEach(outcomes::onCommit);
+					return claimAllAndRun(requests, work, outcomes);
+				});
 	}
 
 	/**
@@ -267,6 +342,7 @@ public class TransactionalClaimExecutor {
 		long start = System.nanoTime();
 		ClaimResult result = this.store.claim(request);
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
+		this.fastPath.rememberAfterCommit(request, result);
 		if (result instanceof ClaimResult.Hit hit) {
 			outcomes.onCommit(() -> hit(request, hit, latency));
 			return new ClaimOutcome.Skipped<>(hit);
@@ -303,6 +379,7 @@ public class TransactionalClaimExecutor {
 		List<Integer> claimed = new ArrayList<>();
 		for (int j = 0; j < unique.size(); j++) {
 			ClaimRequest request = unique.get(j);
+			this.fastPath.rememberAfterCommit(request, results.get(j));
 			if (results.get(j) instanceof ClaimResult.Hit hit) {
 				outcomes.onCommit(() -> hit(request, hit, latency));
 				hits.add(firsts.get(j));
@@ -321,9 +398,19 @@ public class TransactionalClaimExecutor {
 		return new BatchOutcome<>(value, List.copyOf(claimed), List.copyOf(hits));
 	}
 
+	/** Count and log a hit the fast path answered, and a payload conflict if the fingerprints differ. */
+	private void fastPathHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
+		this.listener.onFastPathHit(request, hit, latency);
+		logHit(request, hit);
+	}
+
 	/** Count and log a hit, and a payload conflict if the fingerprints differ. */
 	private void hit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
 		this.listener.onHit(request, hit, latency);
+		logHit(request, hit);
+	}
+
+	private void logHit(ClaimRequest request, ClaimResult.Hit hit) {
 		this.hitLog.log(request, hit);
 		if (request.conflictsWith(hit)) {
 			this.listener.onConflict(request, hit);

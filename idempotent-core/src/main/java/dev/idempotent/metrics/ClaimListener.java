@@ -57,6 +57,20 @@ public interface ClaimListener {
 	}
 
 	/**
+	 * An idempotent hit answered by the fast path ({@link dev.idempotent.fastpath.FastPath}) without the database:
+	 * the work was skipped and no transaction was begun. Reported when the fast path answered, or, for a batch
+	 * whose other records were claimed in a transaction, once that transaction committed. The default reports it
+	 * as {@link #onHit}, so a listener that counts hits counts these too.
+	 * @param request the claim request
+	 * @param hit what the fast path stored with the key
+	 * @param latency how long the fast path's lookup took
+	 * @since 0.1.0
+	 */
+	default void onFastPathHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
+		onHit(request, hit, latency);
+	}
+
+	/**
 	 * An idempotent hit whose payload fingerprint differs from the one stored with the key's first claim (see
 	 * {@link ClaimRequest#conflictsWith}). Called after {@link #onHit} for the same hit; the work is still skipped.
 	 * @param request the claim request, with its fingerprint

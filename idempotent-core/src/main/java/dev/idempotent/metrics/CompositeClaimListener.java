@@ -47,6 +47,11 @@ public final class CompositeClaimListener implements ClaimListener {
 	}
 
 	@Override
+	public void onFastPathHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
+		this.delegates.forEach((listener) -> listener.onFastPathHit(request, hit, latency));
+	}
+
+	@Override
 	public void onConflict(ClaimRequest request, ClaimResult.Hit hit) {
 		this.delegates.forEach((listener) -> listener.onConflict(request, hit));
 	}

@@ -18,8 +18,9 @@ import io.micrometer.core.instrument.Timer;
  * {@code hit / (claimed + reclaimed + hit)}. Each record counts once, when its transaction committed (see
  * {@link ClaimListener}).</li>
  * <li>{@value #HITS} (counter), tags {@code origin} = {@value #REDELIVERY} | {@value #RESEND} | {@value #UNKNOWN}
- * (see {@link HitOrigin}) and {@code scope}: the same hits as {@code idempotent.claims{outcome=hit}}, by where the
- * duplicate came from. Redeliveries follow every consumer restart and rebalance; a sudden rise of re-sends means an
+ * (see {@link HitOrigin}), {@code found_in} = {@value #DATABASE} | {@value #FAST_PATH} (the database claim, or the
+ * fast path without a transaction) and {@code scope}: the same hits as {@code idempotent.claims{outcome=hit}}, by
+ * where the duplicate came from. Redeliveries follow every consumer restart and rebalance; a sudden rise of re-sends means an
  * upstream is re-sending in bulk.</li>
  * <li>{@value #CLAIM_DURATION} (timer), tags {@code outcome} and {@code scope}: the time of the claim itself
  * (the INSERT and, on a duplicate, the read of the existing row), not of the work.</li>
@@ -49,6 +50,12 @@ public class MicrometerClaimListener implements ClaimListener {
 
 	/** Origin tag value: the stored or the current source is unknown. */
 	public static final String UNKNOWN = "unknown";
+
+	/** Found-in tag value: the database claim found the hit. */
+	public static final String DATABASE = "database";
+
+	/** Found-in tag value: the fast path answered the hit, without a database transaction. */
+	public static final String FAST_PATH = "fast-path";
 
 	/** Counter of hits whose payload differs from the first claim's. */
 	public static final String CONFLICTS = "idempotent.conflicts";
@@ -82,11 +89,21 @@ public class MicrometerClaimListener implements ClaimListener {
 
 	@Override
 	public void onHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
+		hit(request, hit, latency, DATABASE);
+	}
+
+	@Override
+	public void onFastPathHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
+		hit(request, hit, latency, FAST_PATH);
+	}
+
+	private void hit(ClaimRequest request, ClaimResult.Hit hit, Duration latency, String foundIn) {
 		record(request.scope(), HIT, latency);
 		Counter.builder(HITS)
 			.description("Idempotent hits by origin: a redelivery of the same record, or a re-send of its key")
 			.tag("scope", request.scope())
 			.tag("origin", HitOrigin.of(request, hit).tagValue())
+			.tag("found_in", foundIn)
 			.register(this.registry)
 			.increment();
 	}

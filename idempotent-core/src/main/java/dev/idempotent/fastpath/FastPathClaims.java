@@ -1,0 +1,254 @@
+package dev.idempotent.fastpath;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.ClaimResult;
+import dev.idempotent.claim.ClaimStatus;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The claim executor's side of a {@link FastPath}: lookups that never throw, keys remembered only after their
+ * transaction committed, and a pause after an error.
+ * <ul>
+ * <li>{@link #lookUp} and {@link #lookUpAll} answer a {@link ClaimResult.Hit} for a key the fast path knows, and
+ * {@code null} for anything else (unknown, an error, a timeout, or the fast path paused): the caller then claims in
+ * the database.</li>
+ * <li>After an error, the fast path is not asked (nor told) anything for {@code pauseAfterError}: while it is away
+ * (Redis unreachable), records go straight to the database instead of each waiting for a timeout first. The first
+ * call after the pause tries it again (one probe; a circuit breaker that half-opens).</li>
+ * <li>{@link #rememberAfterCommit} registers the key with the current transaction and passes it to the fast path
+ * only after that transaction committed; a rollback forgets it. Only keys whose row is SUCCEEDED as of the commit
+ * are passed: a key newly claimed in the transaction, or a hit on a SUCCEEDED row. A hit on a row in another status
+ * (PROCESSING under a lease; a FAILED row is never a hit, it is claimed again) or whose status could not be read is
+ * not remembered. Keys kept out with {@link DatabaseOnlyKeys} are not remembered.</li>
+ * </ul>
+ * Thread-safe.
+ *
+ * @since 0.1.0
+ */
+public final class FastPathClaims {
+
+	/** No fast path: every lookup answers {@code null} at once, nothing is remembered. */
+	public static final FastPathClaims NONE = new FastPathClaims(null, FastPathListener.NO_OP, Duration.ZERO,
+			Clock.systemUTC());
+
+	/** Default pause after an error. */
+	public static final Duration DEFAULT_PAUSE_AFTER_ERROR = Duration.ofSeconds(5);
+
+	private static final Logger logger = LoggerFactory.getLogger(FastPathClaims.class);
+
+	private final @Nullable FastPath fastPath;
+
+	private final FastPathListener listener;
+
+	private final long pauseNanos;
+
+	private final Clock clock;
+
+	/** {@link System#nanoTime} before which the fast path is not asked; 0 when not paused. */
+	private final AtomicLong pausedUntil = new AtomicLong();
+
+	/** Whether the last call failed: a WARN when it starts failing, an INFO when it answers again. */
+	private volatile boolean failing;
+
+	/**
+	 * Create the executor's side of a fast path.
+	 * @param fastPath the fast path, never {@code null}
+	 * @param listener observes lookups and remembered keys; {@link FastPathListener#NO_OP} for none
+	 * @param pauseAfterError how long not to ask the fast path after an error, zero or more
+	 * @throws IllegalArgumentException if {@code pauseAfterError} is negative
+	 */
+	public FastPathClaims(FastPath fastPath, FastPathListener listener, Duration pauseAfterError) {
+		this(fastPath, listener, pauseAfterError, Clock.systemUTC());
+	}
+
+	private FastPathClaims(@Nullable FastPath fastPath, FastPathListener listener, Duration pauseAfterError,
+			Clock clock) {
+		if (pauseAfterError.isNegative()) {
+			throw new IllegalArgumentException("pauseAfterError must not be negative");
+		}
+		this.fastPath = fastPath;
+		this.listener = listener;
+		this.pauseNanos = pauseAfterError.toNanos();
+		this.clock = clock;
+	}
+
+	/**
+	 * Whether there is a fast path at all.
+	 * @return {@code false} for {@link #NONE}
+	 */
+	public boolean enabled() {
+		return this.fastPath != null;
+	}
+
+	/**
+	 * Ask the fast path about one key.
+	 * @param request the claim request, never {@code null}
+	 * @return the hit when the fast path knows the key, else {@code null}: claim it in the database
+	 */
+	public ClaimResult.@Nullable Hit lookUp(ClaimRequest request) {
+		List<ClaimResult.@Nullable Hit> hits = lookUpAll(List.of(request));
+		return hits.get(0);
+	}
+
+	/**
+	 * Ask the fast path about several keys of one scope, in one lookup.
+	 * @param requests the claim requests, never {@code null}
+	 * @return per request, in order, the hit when the fast path knows its key, else {@code null}
+	 */
+	public List<ClaimResult.@Nullable Hit> lookUpAll(List<ClaimRequest> requests) {
+		FastPath path = this.fastPath;
+		if (path == null || requests.isEmpty()) {
+			return Collections.nCopies(requests.size(), null);
+		}
+		String scope = requests.get(0).scope();
+		if (paused()) {
+			this.listener.onBypassed(scope, requests.size());
+			return Collections.nCopies(requests.size(), null);
+		}
+		long start = System.nanoTime();
+		List<FastPathAnswer> answers;
+		try {
+			answers = path.knowAll(requests);
+		}
+		catch (RuntimeException ex) {
+			// the SPI says never to throw; a broken implementation must not stop the stream either
+			answers = Collections.nCopies(requests.size(), new FastPathAnswer.Failed(ex));
+		}
+		Duration latency = Duration.ofNanos(System.nanoTime() - start);
+		List<ClaimResult.@Nullable Hit> hits = new ArrayList<>(requests.size());
+		int known = 0;
+		int failed = 0;
+		Exception error = null;
+		for (FastPathAnswer answer : answers) {
+			if (answer instanceof FastPathAnswer.Known k) {
+				hits.add(k.hit());
+				known++;
+			}
+			else {
+				hits.add(null);
+				if (answer instanceof FastPathAnswer.Failed f) {
+					failed++;
+					error = f.error();
+				}
+			}
+		}
+		this.listener.onLookup(scope, known, requests.size() - known - failed, failed, latency);
+		if (error != null) {
+			failed(error);
+		}
+		else {
+			answered();
+		}
+		return hits;
+	}
+
+	/**
+	 * Remember a claim's key once the current transaction commits (see the class description for which keys).
+	 * Does nothing without a fast path or without transaction synchronization (the commit could not be seen).
+	 * @param request the claim request, never {@code null}
+	 * @param result what the claim found, never {@code null}
+	 */
+	public void rememberAfterCommit(ClaimRequest request, ClaimResult result) {
+		if (this.fastPath == null || !TransactionSynchronizationManager.isSynchronizationActive()) {
+			return;
+		}
+		RememberedClaim claim = rememberable(request, result);
+		if (claim != null) {
+			synchronization().add(claim);
+		}
+	}
+
+	private @Nullable RememberedClaim rememberable(ClaimRequest request, ClaimResult result) {
+		if (result instanceof ClaimResult.Claimed) {
+			return new RememberedClaim(request, this.clock.instant());
+		}
+		ClaimResult.Hit hit = (ClaimResult.Hit) result;
+		if (hit.status() != ClaimStatus.SUCCEEDED) {
+			return null;
+		}
+		// what the row holds, not the current delivery's: a later hit is compared with the first claim
+		Instant processedAt = (hit.firstProcessedAt() != null) ? hit.firstProcessedAt() : this.clock.instant();
+		return new RememberedClaim(new ClaimRequest(request.scope(), request.key(), hit.source(), hit.fingerprint()),
+				processedAt);
+	}
+
+	private RememberAfterCommit synchronization() {
+		for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
+			if (synchronization instanceof RememberAfterCommit remember) {
+				return remember;
+			}
+		}
+		RememberAfterCommit remember = new RememberAfterCommit(this::remember);
+		TransactionSynchronizationManager.registerSynchronization(remember);
+		return remember;
+	}
+
+	private void remember(List<RememberedClaim> claims) {
+		FastPath path = this.fastPath;
+		if (path == null || paused()) {
+			return;
+		}
+		Exception error;
+		try {
+			error = path.remember(claims);
+		}
+		catch (RuntimeException ex) {
+			error = ex;
+		}
+		this.listener.onRemember(claims.size(), error);
+		if (error != null) {
+			failed(error);
+		}
+		else {
+			answered();
+		}
+	}
+
+	private boolean paused() {
+		long until = this.pausedUntil.get();
+		if (until == 0) {
+			return false;
+		}
+		if (System.nanoTime() - until < 0) {
+			return true;
+		}
+		// the pause is over: let this call probe the fast path; a failure pauses it again
+		this.pausedUntil.compareAndSet(until, 0);
+		return false;
+	}
+
+	private void failed(Exception error) {
+		if (this.pauseNanos > 0) {
+			this.pausedUntil.set(System.nanoTime() + this.pauseNanos);
+		}
+		if (!this.failing) {
+			this.failing = true;
+			logger.warn("The fast path failed ({}); records are claimed in the database, which costs speed, not "
+					+ "correctness; it is tried again every {} ms", error.toString(), this.pauseNanos / 1_000_000);
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("The fast path failed again", error);
+		}
+	}
+
+	private void answered() {
+		if (this.failing) {
+			this.failing = false;
+			logger.info("The fast path answers again");
+		}
+	}
+
+}

@@ -1,0 +1,329 @@
+package dev.idempotent.fastpath;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import dev.idempotent.claim.BatchOutcome;
+import dev.idempotent.claim.ClaimOutcome;
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.ClaimResult;
+import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.claim.FailureRecorder;
+import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.jdbc.JdbcClaimStore;
+import dev.idempotent.jdbc.SqlDialect;
+import dev.idempotent.testsupport.RecordingClaimListener;
+import dev.idempotent.testsupport.TestDatabases;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The executor with a fast path (an in-memory one, on a real claim store on H2): a key the fast path knows is a
+ * hit without a connection or a transaction; keys are remembered only after their transaction committed, never
+ * a FAILED one; an error or a pause sends the key to the database; a batch claims only what the fast path did not
+ * know.
+ */
+class FastPathExecutorTest {
+
+	private final CountingDataSource database = new CountingDataSource(TestDatabases.h2());
+
+	private final DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(this.database);
+
+	private final JdbcClaimStore store = new JdbcClaimStore(this.database,
+			TestDatabases.createClaimTable(this.database, SqlDialect.H2), SqlDialect.H2, Clock.systemUTC());
+
+	private final RecordingClaimListener claims = new RecordingClaimListener();
+
+	private final AtomicInteger fastPathHits = new AtomicInteger();
+
+	private final InMemoryFastPath fastPath = new InMemoryFastPath();
+
+	private final RecordingFastPathListener fastPathListener = new RecordingFastPathListener();
+
+	private final TransactionalClaimExecutor executor = executor(Duration.ofSeconds(30));
+
+	@Test
+	void aKeyTheFastPathKnowsIsAHitWithoutAConnection() throws Throwable {
+		ClaimRequest request = request("order-1", 7);
+		this.executor.execute(request, () -> "credited");
+		assertThat(this.fastPath.knowsKey("fast", "order-1")).as("remembered after the commit").isTrue();
+		int connections = this.database.connections.get();
+		List<String> ran = new ArrayList<>();
+
+		ClaimOutcome<String> outcome = this.executor.execute(request("order-1", 8), () -> {
+			ran.add("again");
+			return "credited again";
+		});
+
+		assertThat(outcome).isInstanceOf(ClaimOutcome.Skipped.class);
+		ClaimResult.Hit hit = ((ClaimOutcome.Skipped<String>) outcome).hit();
+		assertThat(hit.source()).as("the first delivery's source, from the fast path")
+			.isEqualTo(new DeliverySource("orders", 0, 7));
+		assertThat(ran).isEmpty();
+		assertThat(this.database.connections).as("no connection, no transaction").hasValue(connections);
+		assertThat(this.fastPathHits).hasValue(1);
+		assertThat(this.claims.hits).as("counted as a hit too").hasValue(1);
+		assertThat(this.fastPathListener.known).hasValue(1);
+	}
+
+	@Test
+	void aKeyIsRememberedOnlyAfterItsTransactionCommitted() {
+		assertThatThrownBy(() -> this.executor.execute(request("order-2", 1), () -> {
+			assertThat(this.fastPath.knowsKey("fast", "order-2")).as("not before the commit").isFalse();
+			throw new IllegalStateException("the work fails");
+		})).hasMessage("the work fails");
+
+		assertThat(this.fastPath.remembered).as("a rolled-back claim is not remembered").isEmpty();
+	}
+
+	@Test
+	void aClaimInAnOuterTransactionThatRollsBackIsNotRemembered() {
+		TransactionTemplate outer = new TransactionTemplate(this.transactionManager);
+		outer.executeWithoutResult((status) -> {
+			call(() -> this.executor.execute(request("order-3", 1), () -> null));
+			status.setRollbackOnly();
+		});
+
+		assertThat(this.fastPath.remembered).isEmpty();
+	}
+
+	@Test
+	void aFailedRowIsNeverRememberedAndItsReplayIsClaimedInTheDatabase() throws Throwable {
+		ClaimRequest request = request("order-4", 1);
+		assertThatThrownBy(() -> this.executor.execute(request, () -> {
+			throw new IllegalStateException("poison");
+		}));
+		new FailureRecorder(this.store, this.transactionManager).record(request, 3, new IllegalStateException("poison"));
+		assertThat(this.fastPath.remembered).isEmpty();
+
+		ClaimOutcome<String> replay = this.executor.execute(request, () -> "processed at last");
+
+		assertThat(replay).isEqualTo(new ClaimOutcome.Processed<>("processed at last", true));
+		assertThat(this.fastPath.knowsKey("fast", "order-4")).as("remembered once the reclaim committed").isTrue();
+	}
+
+	@Test
+	void aHitTheDatabaseFoundOnASucceededRowIsRememberedWithTheStoredSource() throws Throwable {
+		this.executor.execute(request("order-5", 1), () -> null);
+		this.fastPath.keys.clear(); // Redis flushed
+		this.fastPath.remembered.clear();
+
+		ClaimOutcome<Object> outcome = this.executor.execute(request("order-5", 2), () -> null);
+
+		assertThat(outcome).isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(this.fastPathHits).as("found by the database").hasValue(0);
+		assertThat(this.fastPath.remembered).singleElement()
+			.satisfies((claim) -> assertThat(claim.request().source()).isEqualTo(new DeliverySource("orders", 0, 1)));
+	}
+
+	@Test
+	void aKeyKeptOutOfTheFastPathIsNotRemembered() throws Throwable {
+		ClaimRequest request = request("order-6", 1);
+		this.executor.execute(request, () -> {
+			DatabaseOnlyKeys.exclude(request);
+			return null;
+		});
+		this.executor.execute(request("order-7", 1), () -> null);
+
+		assertThat(this.fastPath.remembered).extracting((claim) -> claim.request().key()).containsExactly("order-7");
+	}
+
+	@Test
+	void anErrorSendsTheKeyToTheDatabaseAndPausesTheFastPath() throws Throwable {
+		this.executor.execute(request("order-8", 1), () -> null);
+		this.fastPath.failing = true;
+		int lookups = this.fastPath.lookups.get();
+
+		ClaimOutcome<Object> first = this.executor.execute(request("order-8", 2), () -> "must not run");
+		ClaimOutcome<Object> second = this.executor.execute(request("order-9", 1), () -> "new");
+
+		assertThat(first).as("the database found the hit").isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(second).isEqualTo(new ClaimOutcome.Processed<>("new", false));
+		assertThat(this.fastPath.lookups.get() - lookups).as("paused after the first error").isEqualTo(1);
+		assertThat(this.fastPathListener.failed).hasValue(1);
+		assertThat(this.fastPathListener.bypassed).hasValue(1);
+	}
+
+	@Test
+	void theFastPathIsAskedAgainAfterThePause() throws Throwable {
+		TransactionalClaimExecutor executor = executor(Duration.ofMillis(1));
+		this.fastPath.failing = true;
+		executor.execute(request("order-10", 1), () -> null);
+		this.fastPath.failing = false;
+		Thread.sleep(5); // the pause is 1 ms: the next call probes the fast path
+
+		executor.execute(request("order-11", 1), () -> null);
+		executor.execute(request("order-11", 2), () -> null);
+
+		assertThat(this.fastPathHits).as("order-11 remembered and answered again").hasValue(1);
+	}
+
+	@Test
+	void aBatchClaimsOnlyTheKeysTheFastPathDidNotKnow() throws Throwable {
+		this.executor.execute(request("b-1", 1), () -> null);
+		this.executor.execute(request("b-3", 3), () -> null);
+		List<ClaimRequest> batch = List.of(request("b-1", 11), request("b-2", 12), request("b-3", 13), request("b-4", 14),
+				request("b-2", 15));
+		List<List<Integer>> worked = new ArrayList<>();
+
+		BatchOutcome<String> outcome = this.executor.executeBatch(batch, (positions) -> {
+			worked.add(positions);
+			return "done";
+		});
+
+		assertThat(worked).as("positions in the whole batch").containsExactly(List.of(1, 3));
+		assertThat(outcome.claimed()).containsExactly(1, 3);
+		assertThat(outcome.hits()).as("two from the fast path, one repeat within the batch").containsExactly(0, 2, 4);
+		assertThat(outcome.value()).isEqualTo("done");
+		assertThat(this.fastPathHits).hasValue(2);
+		assertThat(this.fastPath.knowsKey("fast", "b-2")).isTrue();
+		assertThat(this.fastPath.knowsKey("fast", "b-4")).isTrue();
+	}
+
+	@Test
+	void aBatchTheFastPathKnowsWholeOpensNoTransaction() throws Throwable {
+		this.executor.executeBatch(List.of(request("c-1", 1), request("c-2", 2)), (positions) -> null);
+		int connections = this.database.connections.get();
+
+		BatchOutcome<String> outcome = this.executor.executeBatch(List.of(request("c-2", 3), request("c-1", 4)),
+				(positions) -> "must not run");
+
+		assertThat(outcome).isEqualTo(new BatchOutcome<String>(null, List.of(), List.of(0, 1)));
+		assertThat(this.database.connections).hasValue(connections);
+		assertThat(this.fastPathHits).hasValue(2);
+	}
+
+	@Test
+	void theFastPathHitsOfABatchThatFailsAreNotCounted() throws Throwable {
+		this.executor.execute(request("d-1", 1), () -> null);
+
+		assertThatThrownBy(() -> this.executor.executeBatch(List.of(request("d-1", 2), request("d-2", 3)), (positions) -> {
+			throw new IllegalStateException("the batch fails");
+		}));
+
+		assertThat(this.fastPathHits).as("counted when the batch is processed again").hasValue(0);
+		assertThat(this.fastPath.knowsKey("fast", "d-2")).isFalse();
+	}
+
+	@Test
+	void aConflictingPayloadIsToldByTheFastPathToo() throws Throwable {
+		this.executor.execute(new ClaimRequest("fast", "e-1", null, "fingerprint-a"), () -> null);
+
+		this.executor.execute(new ClaimRequest("fast", "e-1", null, "fingerprint-b"), () -> null);
+
+		assertThat(this.fastPathHits).hasValue(1);
+		assertThat(this.claims.conflicts).hasValue(1);
+	}
+
+	private TransactionalClaimExecutor executor(Duration pause) {
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(this.store, this.transactionManager,
+				new FastPathCountingListener(this.claims, this.fastPathHits), 5);
+		executor.setFastPath(new FastPathClaims(this.fastPath, this.fastPathListener, pause));
+		return executor;
+	}
+
+	private static ClaimRequest request(String key, long offset) {
+		return new ClaimRequest("fast", key, new DeliverySource("orders", 0, offset));
+	}
+
+	private static <T> T call(dev.idempotent.claim.ClaimedWork<T> work) {
+		try {
+			return work.run();
+		}
+		catch (RuntimeException ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Counts every connection taken: a transaction takes one. */
+	static final class CountingDataSource extends DelegatingDataSource {
+
+		final AtomicInteger connections = new AtomicInteger();
+
+		CountingDataSource(DataSource target) {
+			super(target);
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			this.connections.incrementAndGet();
+			return super.getConnection();
+		}
+
+	}
+
+	/** Passes everything to a recording listener, and counts the fast path's hits on their own. */
+	static final class FastPathCountingListener implements dev.idempotent.metrics.ClaimListener {
+
+		private final RecordingClaimListener delegate;
+
+		private final AtomicInteger fastPathHits;
+
+		FastPathCountingListener(RecordingClaimListener delegate, AtomicInteger fastPathHits) {
+			this.delegate = delegate;
+			this.fastPathHits = fastPathHits;
+		}
+
+		@Override
+		public void onClaimed(ClaimRequest request, boolean reclaimed, Duration latency) {
+			this.delegate.onClaimed(request, reclaimed, latency);
+		}
+
+		@Override
+		public void onHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
+			this.delegate.onHit(request, hit, latency);
+		}
+
+		@Override
+		public void onFastPathHit(ClaimRequest request, ClaimResult.Hit hit, Duration latency) {
+			this.fastPathHits.incrementAndGet();
+			this.delegate.onHit(request, hit, latency);
+		}
+
+		@Override
+		public void onConflict(ClaimRequest request, ClaimResult.Hit hit) {
+			this.delegate.onConflict(request, hit);
+		}
+
+	}
+
+	/** Counts the fast path's lookups. */
+	static final class RecordingFastPathListener implements FastPathListener {
+
+		final AtomicInteger known = new AtomicInteger();
+
+		final AtomicInteger failed = new AtomicInteger();
+
+		final AtomicInteger bypassed = new AtomicInteger();
+
+		@Override
+		public void onLookup(String scope, int known, int unknown, int failed, Duration latency) {
+			this.known.addAndGet(known);
+			this.failed.addAndGet(failed);
+		}
+
+		@Override
+		public void onBypassed(String scope, int keys) {
+			this.bypassed.addAndGet(keys);
+		}
+
+	}
+
+
+}

@@ -1,0 +1,107 @@
+package dev.idempotent.fastpath.redis;
+
+import java.time.Duration;
+
+import dev.idempotent.autoconfigure.IdempotentAutoConfiguration;
+import dev.idempotent.autoconfigure.IdempotentMetricsAutoConfiguration;
+import dev.idempotent.fastpath.FastPath;
+import dev.idempotent.fastpath.FastPathClaims;
+import dev.idempotent.metrics.MicrometerFastPathListener;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Redis fast path's auto-configuration: off by default, on with a Lettuce connection factory, refused at
+ * startup without one or with a TTL longer than retention. No Redis is contacted (the factory connects lazily).
+ */
+class RedisFastPathAutoConfigurationTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+				MetricsAutoConfiguration.class, IdempotentAutoConfiguration.class,
+				IdempotentMetricsAutoConfiguration.class, RedisFastPathAutoConfiguration.class))
+		.withBean(SimpleMeterRegistry.class)
+		.withPropertyValues("spring.kafka.bootstrap-servers=127.0.0.1:9",
+				"spring.datasource.url=jdbc:h2:mem:fast-path-autoconfig;MODE=MySQL;DB_CLOSE_DELAY=-1");
+
+	private final ApplicationContextRunner withRedis = this.runner.withBean(LettuceConnectionFactory.class,
+			() -> new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", 1)));
+
+	@Test
+	void isOffByDefault() {
+		this.withRedis.run((context) -> assertThat(context).hasNotFailed()
+			.doesNotHaveBean(FastPath.class)
+			.doesNotHaveBean(FastPathClaims.class));
+	}
+
+	@Test
+	void isOnWithALettuceConnectionFactoryAndMeters() {
+		this.withRedis.withPropertyValues("idempotent.fast-path.redis.enabled=true").run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisFastPath.class)
+				.hasSingleBean(MicrometerFastPathListener.class);
+			assertThat(context.getBean(FastPathClaims.class).enabled()).isTrue();
+		});
+	}
+
+	@Test
+	void theTtlDefaultsToTheRetentionPeriodAndMayBeShorter() {
+		assertThat(RedisFastPathAutoConfiguration.ttl(new RedisFastPathProperties(), retention(Duration.ofDays(7))))
+			.isEqualTo(Duration.ofDays(7));
+		RedisFastPathProperties shorter = new RedisFastPathProperties();
+		shorter.setTtl(Duration.ofDays(2));
+		assertThat(RedisFastPathAutoConfiguration.ttl(shorter, retention(Duration.ofDays(7)))).isEqualTo(Duration.ofDays(2));
+		assertThat(RedisFastPathAutoConfiguration.ttl(new RedisFastPathProperties(),
+				new dev.idempotent.autoconfigure.IdempotentRetentionProperties()))
+			.isEqualTo(RedisFastPathAutoConfiguration.DEFAULT_TTL);
+	}
+
+	@Test
+	void aTtlLongerThanRetentionIsRefusedAtStartup() {
+		this.withRedis
+			.withPropertyValues("idempotent.fast-path.redis.enabled=true", "idempotent.fast-path.redis.ttl=8d",
+					"idempotent.retention.enabled=true", "idempotent.retention.period=7d")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("idempotent.fast-path.redis.ttl")
+				.hasMessageContaining("idempotent.retention.period"));
+	}
+
+	@Test
+	void withoutAConnectionFactoryItIsRefusedAtStartup() {
+		this.runner.withPropertyValues("idempotent.fast-path.redis.enabled=true")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("spring-boot-starter-data-redis"));
+	}
+
+	@Test
+	void withoutSpringDataRedisItIsRefusedAtStartup() {
+		this.runner.withClassLoader(new FilteredClassLoader(LettuceConnectionFactory.class))
+			.withPropertyValues("idempotent.fast-path.redis.enabled=true")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("spring-boot-starter-data-redis"));
+	}
+
+	private static dev.idempotent.autoconfigure.IdempotentRetentionProperties retention(Duration period) {
+		dev.idempotent.autoconfigure.IdempotentRetentionProperties retention = new dev.idempotent.autoconfigure.IdempotentRetentionProperties();
+		retention.setEnabled(true);
+		retention.setPeriod(period);
+		return retention;
+	}
+
+}

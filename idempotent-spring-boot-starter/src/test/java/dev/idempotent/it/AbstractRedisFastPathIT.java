@@ -1,0 +1,275 @@
+package dev.idempotent.it;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
+
+import dev.idempotent.fastpath.redis.RedisProcess;
+import dev.idempotent.kafka.IdempotentListener;
+import dev.idempotent.metrics.MicrometerClaimListener;
+import dev.idempotent.metrics.MicrometerFastPathListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The Redis fast path end to end, on a real broker, a real database and a private {@code redis-server}: replays are
+ * answered by Redis, and Redis flushed ({@code FLUSHALL}), restarted, and unreachable ({@code SIGSTOP}) in the middle
+ * of the stream (each fault done by the listener itself at a given record, so it falls exactly there) lose nothing
+ * and double nothing; while Redis is unreachable the stream keeps moving on the database alone.
+ */
+@SpringBootTest(classes = { ItApplication.class, AbstractRedisFastPathIT.Listeners.class },
+		properties = { "idempotent.fast-path.redis.enabled=true", "idempotent.fast-path.redis.timeout=100ms",
+				"idempotent.fast-path.redis.pause-after-error=300ms" })
+@EmbeddedKafka(partitions = 1, topics = { AbstractRedisFastPathIT.SINGLE, AbstractRedisFastPathIT.BATCH })
+abstract class AbstractRedisFastPathIT {
+
+	static final String SINGLE = "fast-path.single";
+
+	static final String BATCH = "fast-path.batch";
+
+	static final String FLUSH = "-flush-redis";
+
+	static final String SUSPEND = "-suspend-redis";
+
+	static final String RESTART = "-restart-redis";
+
+	static RedisProcess redis;
+
+	@Autowired
+	ItLedger ledger;
+
+	@Autowired
+	MeterRegistry meters;
+
+	@Autowired
+	EmbeddedKafkaBroker broker;
+
+	@Value("${it.run}")
+	String run;
+
+	@DynamicPropertySource
+	static void redisAndRun(DynamicPropertyRegistry registry) throws IOException {
+		if (redis == null) {
+			redis = RedisProcess.start();
+		}
+		String run = UUID.randomUUID().toString().substring(0, 8);
+		registry.add("it.run", () -> run);
+		registry.add("it.redis-port", () -> redis.port());
+	}
+
+	@AfterAll
+	static void stopRedis() {
+		if (redis != null) {
+			redis.close();
+			redis = null;
+		}
+	}
+
+	@Test
+	void redisFlushedRestartedAndUnreachableMidStreamLosesAndDoublesNothing() throws Exception {
+		String scope = this.run + "-single";
+		List<String> first = keys(scope + "-a", 40);
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString())) {
+			kafka.sendAll(SINGLE, first);
+			awaitDone(kafka, scope, SINGLE);
+			assertThat(redis.keys()).as("remembered after their commit").isGreaterThanOrEqualTo(40);
+
+			// a replay, with Redis flushed in the middle of it
+			long fastHits = fastPathHits(scope);
+			List<String> flushed = new ArrayList<>(first.subList(0, 20));
+			flushed.add(scope + FLUSH);
+			flushed.addAll(first.subList(20, 40));
+			flushed.addAll(keys(scope + "-b", 20));
+			flushed.addAll(first.subList(0, 10));
+			kafka.sendAll(SINGLE, flushed);
+			awaitDone(kafka, scope, SINGLE);
+			assertThat(fastPathHits(scope) - fastHits).as("the replay before the flush, answered by Redis")
+				.isGreaterThanOrEqualTo(20);
+
+			// Redis unreachable: the rest of the stream is processed while it still is
+			List<String> unreachable = new ArrayList<>(List.of(scope + SUSPEND));
+			unreachable.addAll(keys(scope + "-c", 30));
+			unreachable.addAll(first);
+			long start = System.nanoTime();
+			long errorsBefore = lookups(scope, MicrometerFastPathListener.ERROR);
+			try {
+				kafka.sendAll(SINGLE, unreachable);
+				awaitDone(kafka, scope, SINGLE);
+				assertThat(this.faulting.suspended()).as("still unreachable when the stream was done").isTrue();
+			}
+			finally {
+				redis.resume();
+			}
+			long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+			long timeouts = lookups(scope, MicrometerFastPathListener.ERROR) - errorsBefore + rememberErrors();
+			assertThat(timeouts).as("Redis timed out").isPositive();
+			assertThat(timeouts).as("one timeout per pause, not one per record").isLessThanOrEqualTo(2 + elapsedMillis / 300);
+			assertThat(lookups(scope, MicrometerFastPathListener.BYPASSED)).as("not asked while paused").isPositive();
+
+			// Redis restarted (empty): the replay after it is claimed in the database, which teaches Redis again
+			List<String> restarted = new ArrayList<>(List.of(scope + RESTART));
+			restarted.addAll(keys(scope + "-d", 20));
+			restarted.addAll(first);
+			kafka.sendAll(SINGLE, restarted);
+			awaitDone(kafka, scope, SINGLE);
+			fastHits = fastPathHits(scope);
+			kafka.sendAll(SINGLE, first);
+			awaitDone(kafka, scope, SINGLE);
+			assertThat(fastPathHits(scope) - fastHits).as("Redis answers again after its restart").isPositive();
+		}
+
+		assertThat(this.ledger.doubleCredits(scope)).as("0 double effects").isEmpty();
+		assertThat(this.ledger.rows(scope)).as("0 lost: every distinct key once").isEqualTo(40 + 1 + 20 + 1 + 30 + 1 + 20);
+	}
+
+	@Test
+	void aBatchIsLookedUpInRedisAndOnlyTheUnknownKeysAreClaimed() throws Exception {
+		String scope = this.run + "-batch";
+		List<String> first = keys(scope + "-a", 50);
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString())) {
+			kafka.sendAll(BATCH, first);
+			awaitDone(kafka, scope, BATCH);
+			List<String> mixed = new ArrayList<>(first);
+			mixed.addAll(keys(scope + "-b", 25));
+			kafka.sendAll(BATCH, mixed);
+			awaitDone(kafka, scope, BATCH);
+		}
+
+		assertThat(fastPathHits(scope)).isEqualTo(50);
+		assertThat(count(scope, MicrometerClaimListener.CLAIMED)).isEqualTo(75);
+		assertThat(this.ledger.rows(scope)).isEqualTo(75);
+		assertThat(this.ledger.doubleCredits(scope)).isEmpty();
+	}
+
+	@Autowired
+	FaultingListeners faulting;
+
+	private static List<String> keys(String prefix, int count) {
+		return IntStream.range(0, count).mapToObj((i) -> prefix + "-" + i).toList();
+	}
+
+	private static void awaitDone(KafkaTestSupport kafka, String group, String topic) {
+		await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, topic) == 0);
+	}
+
+	private long fastPathHits(String scope) {
+		return (long) this.meters.find(MicrometerClaimListener.HITS)
+			.tag("scope", scope)
+			.tag("found_in", MicrometerClaimListener.FAST_PATH)
+			.counters()
+			.stream()
+			.mapToDouble(Counter::count)
+			.sum();
+	}
+
+	private long lookups(String scope, String result) {
+		return (long) this.meters.find(MicrometerFastPathListener.LOOKUPS)
+			.tag("scope", scope)
+			.tag("result", result)
+			.counters()
+			.stream()
+			.mapToDouble(Counter::count)
+			.sum();
+	}
+
+	private long rememberErrors() {
+		Counter errors = this.meters.find(MicrometerFastPathListener.REMEMBERED)
+			.tag("result", MicrometerFastPathListener.ERROR)
+			.counter();
+		return (errors != null) ? (long) errors.count() : 0;
+	}
+
+	private long count(String scope, String outcome) {
+		return ClaimMeters.count(this.meters, scope, outcome);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@Import(BatchContainerFactory.class)
+	static class Listeners {
+
+		@Bean
+		LettuceConnectionFactory redisConnectionFactory(@Value("${it.redis-port}") int port) {
+			return new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
+		}
+
+		@Bean
+		FaultingListeners faultingListeners(ItLedger ledger, @Value("${it.run}") String run) {
+			return new FaultingListeners(ledger, run);
+		}
+
+	}
+
+	/** Credits each record; the first delivery of a fault's key does that fault to Redis, in its transaction. */
+	static class FaultingListeners {
+
+		private final Set<String> done = ConcurrentHashMap.newKeySet();
+
+		private final ItLedger ledger;
+
+		private final String run;
+
+		private volatile boolean suspended;
+
+		FaultingListeners(ItLedger ledger, String run) {
+			this.ledger = ledger;
+			this.run = run;
+		}
+
+		/** Whether Redis was suspended (a method: the bean is a proxy). */
+		public boolean suspended() {
+			return this.suspended;
+		}
+
+		@KafkaListener(topics = SINGLE, groupId = "${it.run}-single")
+		@IdempotentListener(scope = "${it.run}-single")
+		public void onRecord(ConsumerRecord<String, String> record) throws Exception {
+			String key = record.key();
+			if (this.done.add(key)) {
+				if (key.endsWith(FLUSH)) {
+					assertThat(redis.command("FLUSHALL")).isEqualTo("+OK");
+				}
+				else if (key.endsWith(SUSPEND)) {
+					redis.suspend();
+					this.suspended = true;
+				}
+				else if (key.endsWith(RESTART)) {
+					redis.restart();
+				}
+			}
+			this.ledger.credit(this.run + "-single", key, record.value());
+		}
+
+		@KafkaListener(topics = BATCH, groupId = "${it.run}-batch", containerFactory = "batchFactory",
+				properties = "max.poll.records=30")
+		@IdempotentListener(scope = "${it.run}-batch")
+		public void onBatch(List<ConsumerRecord<String, String>> records) {
+			records.forEach((record) -> this.ledger.credit(this.run + "-batch", record.key(), record.value()));
+		}
+
+	}
+
+}
