@@ -42,7 +42,17 @@ public final class IdempotencyContext {
 		return request.key();
 	}
 
-	static <T extends @Nullable Object> T runBound(ClaimRequest request, ClaimedWork<T> work) throws Throwable {
+	/**
+	 * Run work with a claim bound as the current one ({@link #current()}), for a caller that runs the work of several
+	 * claims in one transaction (group commit), one claim at a time; the claim bound before is bound again after.
+	 * @param request the claim the work runs under, never {@code null}
+	 * @param work the work, never {@code null}
+	 * @param <T> the work's result type
+	 * @return what the work returned
+	 * @throws Throwable whatever the work threw
+	 * @since 0.2.0
+	 */
+	public static <T extends @Nullable Object> T runBound(ClaimRequest request, ClaimedWork<T> work) throws Throwable {
 		ClaimRequest previous = current.get();
 		current.set(request);
 		try {

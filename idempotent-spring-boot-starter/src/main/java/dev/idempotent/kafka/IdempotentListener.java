@@ -81,4 +81,16 @@ public @interface IdempotentListener {
 	 */
 	String lease() default "";
 
+	/**
+	 * Whether the records of one poll share one transaction (group commit, docs/semantics.md "Group commit"): a
+	 * single-record listener's poll is claimed in one round trip, the method runs once per newly claimed record, and
+	 * one commit covers them all, before the offsets. {@link GroupCommit#DEFAULT}: as {@code idempotent.group-commit.enabled}
+	 * says (off unless configured; a listener it cannot serve then runs record by record). {@link GroupCommit#ENABLED} on a
+	 * listener it cannot serve (a batch listener, LEASED mode, an {@code Acknowledgment} parameter, a listener error
+	 * handler, manual acknowledgment, a Kafka transaction) stops the application at startup.
+	 * @return the group commit choice of this listener
+	 * @since 0.2.0
+	 */
+	GroupCommit groupCommit() default GroupCommit.DEFAULT;
+
 }

@@ -84,6 +84,11 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			throw ex;
 		}
 		this.lateRecords.check(request, record);
+		if (GroupCollector.collecting()) {
+			// group commit prepares the poll's records first: the group runs the method once its claims are known
+			GroupCollector.add(record, request, invocation);
+			return null;
+		}
 		DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.of(invocation.getArguments(),
 				listener.endpoint().acknowledgmentIndex(), 1, false);
 		ClaimedWork<@Nullable Object> work = () -> acknowledgment.call(invocation.getArguments(), SINGLE_RECORD,

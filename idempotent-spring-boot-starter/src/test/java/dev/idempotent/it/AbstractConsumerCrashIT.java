@@ -27,7 +27,7 @@ abstract class AbstractConsumerCrashIT {
 
 	private final ItDatabase database;
 
-	private final ItLedger ledger;
+	final ItLedger ledger;
 
 	AbstractConsumerCrashIT(ItDatabase database) {
 		this.database = database;
@@ -61,6 +61,7 @@ abstract class AbstractConsumerCrashIT {
 		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString())) {
 			kafka.sendAll(BEFORE_COMMIT, keys);
 			crash(kafka, BEFORE_COMMIT, group, "before-commit", victim);
+			afterCrashInsideTheTransaction(group, keys, victim);
 			try (ChildConsumer second = restartAndDrain(kafka, BEFORE_COMMIT, group)) {
 				assertThat(second.printed("key=" + ChildConsumer.MASKER.mask(victim) + " "))
 					.as("the rolled-back record is processed, not a hit")
@@ -68,6 +69,15 @@ abstract class AbstractConsumerCrashIT {
 			}
 		}
 		assertEachKeyCreditedOnce(group, keys);
+	}
+
+	/** Extra arguments of every child consumer of this test class. */
+	List<String> childArguments() {
+		return List.of();
+	}
+
+	/** Check what a crash inside the transaction left, before the restart. */
+	void afterCrashInsideTheTransaction(String group, List<String> keys, String victim) {
 	}
 
 	/** Run a consumer until it reaches the crash point on the victim, then kill it with SIGKILL. */
@@ -89,6 +99,7 @@ abstract class AbstractConsumerCrashIT {
 	private ChildConsumer start(String name, KafkaTestSupport kafka, String topic, String group, String... args)
 			throws java.io.IOException {
 		List<String> arguments = new ArrayList<>(this.database.arguments());
+		arguments.addAll(childArguments());
 		arguments.addAll(List.of(args));
 		return ChildConsumer.start(this.database.name().toLowerCase(java.util.Locale.ROOT) + "-" + name,
 				kafka.bootstrapServers(), topic, group, arguments.toArray(String[]::new));

@@ -1,0 +1,236 @@
+package dev.idempotent.kafka;
+
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+
+import dev.idempotent.claim.ClaimMode;
+import dev.idempotent.claim.TransactionalClaimExecutor;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.annotation.KafkaListenerAnnotationBeanPostProcessor.AnnotationEnhancer;
+import org.springframework.kafka.config.ContainerPostProcessor;
+import org.springframework.kafka.listener.AbstractMessageListenerContainer;
+import org.springframework.kafka.listener.BatchMessageListener;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.listener.ContainerProperties.AckMode;
+import org.springframework.kafka.listener.RecordInterceptor;
+import org.springframework.kafka.listener.adapter.KafkaBackoffAwareMessageListenerAdapter;
+import org.springframework.messaging.handler.annotation.SendTo;
+import org.springframework.util.StringUtils;
+
+/**
+ * Installs group commit (docs/semantics.md, "Group commit") on the containers of the single-record
+ * {@link IdempotentListener} methods that use it ({@link IdempotentListener#groupCommit()}, and
+ * {@code idempotent.group-commit.enabled} for {@link GroupCommit#DEFAULT}), whatever container factory builds them.
+ * <ul>
+ * <li>As spring-kafka's {@link AnnotationEnhancer}, it gives the {@code @KafkaListener} of each such method a
+ * container post-processor ({@code containerPostProcessor}, an expression naming this bean), so no listener code or
+ * container factory changes.</li>
+ * <li>That post-processor runs when the container is created: it checks that group commit can serve the listener,
+ * and replaces the container's record listener with a {@link GroupCommitListener} around it (spring-kafka then runs
+ * the container in batch mode, which hands the listener each poll; acknowledgment mode {@code RECORD}, which a batch
+ * container refuses, becomes {@code BATCH}: either way the offsets follow the database commit).</li>
+ * </ul>
+ * Group commit cannot serve a batch listener (already claimed in one transaction), LEASED mode, a method that takes an
+ * {@code Acknowledgment} or replies ({@code @SendTo}), a listener error handler ({@code errorHandler}, which the
+ * group would bypass), a listener that has its own {@code containerPostProcessor}, retry topics, manual
+ * acknowledgment, a Kafka transaction, or a container factory with a record interceptor of the application (a batch
+ * container does not call it): with {@link GroupCommit#ENABLED} the application refuses to start naming the reason;
+ * with {@link GroupCommit#DEFAULT} the listener runs record by record and the reason is logged at INFO.
+ * <p>Thread-safe.
+ *
+ * @since 0.2.0
+ */
+public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInitializingSingleton {
+
+	/** The name of this installer's bean, which the container post-processor expressions refer to. */
+	public static final String BEAN_NAME = "idempotentGroupCommitInstaller";
+
+	private static final Logger logger = LoggerFactory.getLogger(GroupCommitInstaller.class);
+
+	private static final String CONTAINER_POST_PROCESSOR = "containerPostProcessor";
+
+	private final boolean enabledByDefault;
+
+	private final GroupCommitSettings settings;
+
+	private final List<Method> methods = new CopyOnWriteArrayList<>();
+
+	private final Supplier<ListenerMethods> listenerMethods;
+
+	private final Supplier<TransactionalClaimExecutor> executor;
+
+	/**
+	 * Create the installer.
+	 * @param enabledByDefault whether listeners with {@link GroupCommit#DEFAULT} use group commit
+	 * @param maxRecords the most records of one group, 1 or more
+	 * @param maxWait how long a group should take at most from its claims to its commit; a slower group halves the
+	 * next one's size
+	 * @param listenerMethods the resolved listener methods, looked up when the first container is created
+	 * @param executor the claim executor, looked up when the first container is created
+	 * @throws IllegalArgumentException if a value is out of range
+	 */
+	public GroupCommitInstaller(boolean enabledByDefault, int maxRecords, Duration maxWait,
+			Supplier<ListenerMethods> listenerMethods, Supplier<TransactionalClaimExecutor> executor) {
+		this.enabledByDefault = enabledByDefault;
+		this.settings = new GroupCommitSettings(maxRecords, maxWait);
+		this.settings.sizes();
+		this.listenerMethods = listenerMethods;
+		this.executor = executor;
+	}
+
+	/**
+	 * Refuse a listener that asks for group commit explicitly but that no method-level {@code @KafkaListener} reaches
+	 * (a {@code @KafkaHandler} of a class-level {@code @KafkaListener}): its container cannot be told apart.
+	 * @throws IllegalStateException naming the method
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		for (ListenerMethod listener : this.listenerMethods.get().all()) {
+			IdempotentListener annotation = AnnotatedElementUtils.findMergedAnnotation(listener.method(),
+					IdempotentListener.class);
+			if (annotation != null && annotation.groupCommit() == GroupCommit.ENABLED
+					&& !this.methods.contains(listener.method())
+					&& !AnnotatedElementUtils.hasAnnotation(listener.method(), KafkaListener.class)) {
+				refuseOrLog(listener.method(), GroupCommit.ENABLED, "it is a @KafkaHandler; group commit needs"
+						+ " @KafkaListener on the method");
+			}
+		}
+	}
+
+	/**
+	 * Give the {@code @KafkaListener} of a method that uses group commit this installer's container post-processor.
+	 * @throws IllegalStateException if the listener has a container post-processor of its own and asks for group
+	 * commit explicitly
+	 */
+	@Override
+	public Map<String, Object> apply(Map<String, Object> attributes, AnnotatedElement element) {
+		if (!(element instanceof Method method)) {
+			return attributes;
+		}
+		IdempotentListener annotation = AnnotatedElementUtils.findMergedAnnotation(method, IdempotentListener.class);
+		if (annotation == null || !uses(annotation.groupCommit())) {
+			return attributes;
+		}
+		Object own = attributes.get(CONTAINER_POST_PROCESSOR);
+		if (own instanceof String name && StringUtils.hasText(name)) {
+			refuseOrLog(method, annotation.groupCommit(), "its @KafkaListener has a containerPostProcessor of its own");
+			return attributes;
+		}
+		int id;
+		synchronized (this.methods) {
+			id = this.methods.size();
+			this.methods.add(method);
+		}
+		Map<String, Object> enhanced = new HashMap<>(attributes);
+		enhanced.put(CONTAINER_POST_PROCESSOR, "#{@" + BEAN_NAME + ".containerPostProcessor(" + id + ")}");
+		return enhanced;
+	}
+
+	/**
+	 * The container post-processor of a method given group commit by {@link #apply}; called by spring-kafka through
+	 * the expression {@link #apply} put on its {@code @KafkaListener}.
+	 * @param id the method's number
+	 * @return the post-processor, never {@code null}
+	 */
+	public ContainerPostProcessor<Object, Object, AbstractMessageListenerContainer<Object, Object>> containerPostProcessor(
+			int id) {
+		Method method = this.methods.get(id);
+		GroupSize sizes = this.settings.sizes();
+		return (container) -> install(method, container, sizes);
+	}
+
+	private boolean uses(GroupCommit choice) {
+		return choice == GroupCommit.ENABLED || (choice == GroupCommit.DEFAULT && this.enabledByDefault);
+	}
+
+	private void install(Method method, AbstractMessageListenerContainer<?, ?> container, GroupSize sizes) {
+		ListenerMethod listener = this.listenerMethods.get().get(method);
+		IdempotentListener annotation = AnnotatedElementUtils.findMergedAnnotation(method, IdempotentListener.class);
+		GroupCommit choice = (annotation != null) ? annotation.groupCommit() : GroupCommit.DEFAULT;
+		Object delegate = container.getContainerProperties().getMessageListener();
+		String problem = problem(listener, container, delegate);
+		if (problem != null) {
+			refuseOrLog(method, choice, problem);
+			return;
+		}
+		ContainerProperties properties = container.getContainerProperties();
+		if (properties.getAckMode() == AckMode.RECORD) {
+			properties.setAckMode(AckMode.BATCH);
+		}
+		container.setupMessageListener(new GroupCommitListener<>(delegate, this.executor, sizes));
+	}
+
+	/** Why group commit cannot serve a listener on a container, or {@code null}. */
+	private static @Nullable String problem(ListenerMethod listener, AbstractMessageListenerContainer<?, ?> container,
+			@Nullable Object delegate) {
+		Method method = listener.method();
+		ContainerProperties properties = container.getContainerProperties();
+		if (listener.endpoint().batch() || delegate instanceof BatchMessageListener) {
+			return "it is a batch listener, whose batches are claimed in one transaction already";
+		}
+		if (listener.mode() == ClaimMode.LEASED) {
+			return "it is in LEASED mode, whose claims commit on their own";
+		}
+		if (listener.endpoint().acknowledgmentIndex() >= 0) {
+			return "it takes an Acknowledgment";
+		}
+		if (AnnotatedElementUtils.hasAnnotation(method, SendTo.class)) {
+			return "it replies (@SendTo)";
+		}
+		if (AnnotatedElementUtils.findMergedRepeatableAnnotations(method, KafkaListener.class)
+			.stream()
+			.anyMatch((kafkaListener) -> StringUtils.hasText(kafkaListener.errorHandler()))) {
+			return "its @KafkaListener has an errorHandler, which the group's transaction would bypass";
+		}
+		if (delegate == null) {
+			return "its container has no message listener";
+		}
+		if (delegate instanceof KafkaBackoffAwareMessageListenerAdapter) {
+			return "it uses retry topics, whose back-off works per record";
+		}
+		if (properties.getAckMode() == AckMode.MANUAL || properties.getAckMode() == AckMode.MANUAL_IMMEDIATE) {
+			return "its container acknowledges manually (" + properties.getAckMode() + ")";
+		}
+		if (properties.getKafkaAwareTransactionManager() != null) {
+			return "its container runs in a Kafka transaction";
+		}
+		RecordInterceptor<?, ?> interceptor = container.getRecordInterceptor();
+		if (interceptor != null && !(interceptor instanceof RecordCapturingInterceptor)) {
+			return "its container factory has a record interceptor of the application's, which a batch container does"
+					+ " not call";
+		}
+		return null;
+	}
+
+	private static void refuseOrLog(Method method, GroupCommit choice, String problem) {
+		if (choice == GroupCommit.ENABLED) {
+			throw new IllegalStateException("@IdempotentListener(groupCommit = ENABLED) method "
+					+ method.toGenericString() + " cannot use group commit: " + problem
+					+ "; remove groupCommit = ENABLED, or remove what prevents it");
+		}
+		logger.info("@IdempotentListener method {} runs record by record, not with group commit: {}",
+				method.toGenericString(), problem);
+	}
+
+	/** The group commit settings, from which each listener gets its own sizing. */
+	private record GroupCommitSettings(int maxRecords, Duration maxWait) {
+
+		GroupSize sizes() {
+			return new GroupSize(this.maxRecords, this.maxWait);
+		}
+
+	}
+
+}

@@ -1,0 +1,42 @@
+package dev.idempotent.kafka;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.IdempotencyContext;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One record of a group commit: the record, its claim, and the listener method's invocation with the arguments the
+ * listener adapter converted for it, held until the group's claims are known.
+ *
+ * @param record the record
+ * @param request its claim
+ * @param invocation the method's invocation for this record, not yet proceeded
+ */
+record GroupMember(ConsumerRecord<?, ?> record, ClaimRequest request, MethodInvocation invocation) {
+
+	/**
+	 * Run the listener method for this record, in the group's transaction: the one place where a newly claimed record
+	 * of a group is processed, with the record bound as the current one ({@link CurrentRecord}) and its claim as the
+	 * current claim ({@link IdempotencyContext}), as a single-record delivery would see them.
+	 * @return what the method returned
+	 * @throws Throwable whatever the method threw
+	 */
+	@Nullable Object run() throws Throwable {
+		ConsumerRecord<?, ?> previous = CurrentRecord.get();
+		CurrentRecord.bind(this.record);
+		try {
+			return IdempotencyContext.runBound(this.request, this.invocation::proceed);
+		}
+		finally {
+			if (previous != null) {
+				CurrentRecord.bind(previous);
+			}
+			else {
+				CurrentRecord.clear();
+			}
+		}
+	}
+
+}

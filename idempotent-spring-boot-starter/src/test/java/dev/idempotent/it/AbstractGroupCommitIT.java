@@ -1,0 +1,179 @@
+package dev.idempotent.it;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import dev.idempotent.claim.IdempotencyContext;
+import dev.idempotent.kafka.GroupCommit;
+import dev.idempotent.kafka.IdempotentListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Group commit of an unchanged single-record listener on a real broker and a real database: the records of a poll
+ * share a transaction, a record that always fails mid-group is dead-lettered alone (its key FAILED) while every other
+ * key takes effect exactly once, in-group repeats and keys processed before are skipped without calling the method.
+ * The listener opts in with {@code groupCommit = ENABLED}; {@code idempotent.group-commit.enabled} stays off.
+ */
+@SpringBootTest(classes = { ItApplication.class, AbstractGroupCommitIT.Listeners.class },
+		properties = "idempotent.group-commit.max-records=50")
+@EmbeddedKafka(partitions = 1, topics = { AbstractGroupCommitIT.TOPIC, AbstractGroupCommitIT.TOPIC + ".DLT" })
+abstract class AbstractGroupCommitIT {
+
+	static final String TOPIC = "group-commit.payments";
+
+	static final String GROUP = "group-commit-" + UUID.randomUUID().toString().substring(0, 8);
+
+	@Autowired
+	ItLedger ledger;
+
+	@Autowired
+	EmbeddedKafkaBroker broker;
+
+	@Autowired
+	JdbcTemplate jdbc;
+
+	@Autowired
+	GroupCommitListener listener;
+
+	@DynamicPropertySource
+	static void group(DynamicPropertyRegistry registry) {
+		registry.add("it.group-commit.group", () -> GROUP);
+	}
+
+	@Test
+	void aFailingRecordMidGroupIsDeadLetteredAloneAndEveryOtherKeyTakesEffectOnce() throws Exception {
+		String run = UUID.randomUUID().toString().substring(0, 8);
+		List<String> keys = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			keys.add(run + "-order-" + i);
+		}
+		String poison = run + "-poison";
+		List<String> sent = new ArrayList<>(keys.subList(0, 12));
+		sent.add(poison);
+		sent.add(keys.get(3));
+		sent.addAll(keys.subList(12, 30));
+		sent.add(keys.get(20));
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader deadLetters = new DeadLetterReader(this.broker.getBrokersAsString(), TOPIC + ".DLT")) {
+			kafka.sendAll(TOPIC, sent);
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(GROUP, TOPIC) == 0);
+			List<ConsumerRecord<String, String>> dead = deadLetters.readToEnd();
+			assertThat(dead).extracting(ConsumerRecord::value)
+				.filteredOn((value) -> value.contains(run))
+				.containsExactly("payload-" + poison);
+		}
+		for (String key : keys) {
+			assertThat(this.ledger.rows(GROUP, key)).as(key).isOne();
+		}
+		assertThat(this.ledger.rows(GROUP, poison)).isZero();
+		assertThat(this.ledger.doubleCredits(GROUP)).isEmpty();
+		assertThat(new ClaimTable(this.jdbc).status(GROUP, poison)).as("FAILED").isEqualTo(2);
+		// the records before the poison ran in the group that failed, then in the smaller group that committed; the repeat
+		// of key 3 (after the poison) is a hit, and the in-group repeat of key 20 is skipped
+		assertThat(this.listener.calls(keys.get(3))).as("a repeat does not call the method")
+			.isEqualTo(this.listener.calls(keys.get(0)));
+		assertThat(this.listener.calls(keys.get(20))).as("an in-group repeat does not call the method").isOne();
+		assertThat(this.listener.calls(poison)).as("retried, then dead-lettered").isGreaterThan(1);
+		assertThat(this.listener.largestTransaction())
+			.as("several records committed in one transaction: group commit is in effect")
+			.isGreaterThan(1);
+	}
+
+	@Test
+	void aReplayOfProcessedKeysIsSkippedWithoutCallingTheMethod() throws Exception {
+		String run = UUID.randomUUID().toString().substring(0, 8);
+		List<String> keys = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			keys.add(run + "-replayed-" + i);
+		}
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString())) {
+			kafka.sendAll(TOPIC, keys);
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(GROUP, TOPIC) == 0);
+			kafka.sendAll(TOPIC, keys);
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(GROUP, TOPIC) == 0);
+		}
+		for (String key : keys) {
+			assertThat(this.ledger.rows(GROUP, key)).as(key).isOne();
+			assertThat(this.listener.calls(key)).as(key).isOne();
+		}
+	}
+
+	/**
+	 * An ordinary single-record listener: it credits the ledger, and throws for a key containing "poison". It records
+	 * how many records each transaction (the connection holder bound to it) processed.
+	 */
+	static class GroupCommitListener {
+
+		private final ItLedger ledger;
+
+		private final DataSource dataSource;
+
+		private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+
+		private final Map<Object, AtomicInteger> perTransaction = new ConcurrentHashMap<>();
+
+		GroupCommitListener(ItLedger ledger, DataSource dataSource) {
+			this.ledger = ledger;
+			this.dataSource = dataSource;
+		}
+
+		@KafkaListener(topics = TOPIC, groupId = "${it.group-commit.group}")
+		@IdempotentListener(groupCommit = GroupCommit.ENABLED)
+		public void credit(ConsumerRecord<String, String> record) {
+			String key = IdempotencyContext.currentKey();
+			this.calls.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+			Object transaction = TransactionSynchronizationManager.getResource(this.dataSource);
+			this.perTransaction.computeIfAbsent(System.identityHashCode(transaction), (k) -> new AtomicInteger())
+				.incrementAndGet();
+			this.ledger.credit(GROUP, key, record.value());
+			if (key.contains("poison")) {
+				throw new IllegalStateException("poison record " + key);
+			}
+		}
+
+		int calls(String key) {
+			AtomicInteger count = this.calls.get(key);
+			return (count != null) ? count.get() : 0;
+		}
+
+		int largestTransaction() {
+			Collection<AtomicInteger> counts = this.perTransaction.values();
+			return counts.stream().mapToInt(AtomicInteger::get).max().orElse(0);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Listeners {
+
+		@Bean
+		GroupCommitListener groupCommitListener(ItLedger ledger, DataSource dataSource) {
+			return new GroupCommitListener(ledger, dataSource);
+		}
+
+	}
+
+}

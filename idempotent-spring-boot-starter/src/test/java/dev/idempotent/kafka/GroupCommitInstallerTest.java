@@ -1,0 +1,193 @@
+package dev.idempotent.kafka;
+
+import dev.idempotent.autoconfigure.IdempotentAutoConfiguration;
+import dev.idempotent.autoconfigure.IdempotentGroupCommitAutoConfiguration;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.AbstractMessageListenerContainer;
+import org.springframework.kafka.listener.ContainerProperties.AckMode;
+import org.springframework.kafka.support.Acknowledgment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which listener containers {@link GroupCommitInstaller} gives group commit, and which shapes it refuses at startup,
+ * read from the containers Spring Kafka creates (never started here).
+ */
+class GroupCommitInstallerTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+				IdempotentAutoConfiguration.class, IdempotentGroupCommitAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:group-commit;MODE=MySQL;DB_CLOSE_DELAY=-1",
+				"spring.kafka.bootstrap-servers=127.0.0.1:9", "idempotent.jdbc.initialize-schema=always");
+
+	@Test
+	void aListenerThatAsksForGroupCommitGetsItsContainerTurnedIntoAGroupCommitOne() {
+		this.runner.withUserConfiguration(Enabled.class)
+			.withPropertyValues("spring.kafka.listener.ack-mode=record")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				AbstractMessageListenerContainer<?, ?> container = container(context.getBean(
+						KafkaListenerEndpointRegistry.class), "enabled");
+				assertThat(container.getContainerProperties().getMessageListener())
+					.isInstanceOf(GroupCommitListener.class);
+				assertThat(container.getContainerProperties().getAckMode()).as("a batch container refuses RECORD")
+					.isEqualTo(AckMode.BATCH);
+			});
+	}
+
+	@Test
+	void listenersRunRecordByRecordUnlessTheyAskOrTheDefaultIsOn() {
+		this.runner.withUserConfiguration(Defaulted.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(listenerOf(context.getBean(KafkaListenerEndpointRegistry.class), "defaulted"))
+				.isNotInstanceOf(GroupCommitListener.class);
+		});
+	}
+
+	@Test
+	void theDefaultTurnsGroupCommitOnForListenersThatDoNotSayOtherwiseAndItCanServe() {
+		this.runner.withUserConfiguration(Defaulted.class, Disabled.class, Acknowledging.class)
+			.withPropertyValues("idempotent.group-commit.enabled=true")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				KafkaListenerEndpointRegistry registry = context.getBean(KafkaListenerEndpointRegistry.class);
+				assertThat(listenerOf(registry, "defaulted")).isInstanceOf(GroupCommitListener.class);
+				assertThat(listenerOf(registry, "disabled")).isNotInstanceOf(GroupCommitListener.class);
+				assertThat(listenerOf(registry, "acknowledging")).as("it cannot serve a listener that acknowledges")
+					.isNotInstanceOf(GroupCommitListener.class);
+			});
+	}
+
+	@Test
+	void aListenerThatAsksForGroupCommitButCannotHaveItStopsTheApplication() {
+		this.runner.withUserConfiguration(EnabledAcknowledging.class)
+			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.hasMessageContaining("cannot use group commit: it takes an Acknowledgment"));
+	}
+
+	@Test
+	void badGroupBoundsStopTheApplication() {
+		this.runner.withUserConfiguration(Enabled.class)
+			.withPropertyValues("idempotent.group-commit.max-records=0")
+			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.hasMessageContaining("max-records must be 1 or more"));
+	}
+
+	private static Object listenerOf(KafkaListenerEndpointRegistry registry, String id) {
+		return container(registry, id).getContainerProperties().getMessageListener();
+	}
+
+	private static AbstractMessageListenerContainer<?, ?> container(KafkaListenerEndpointRegistry registry, String id) {
+		return (AbstractMessageListenerContainer<?, ?>) registry.getListenerContainer(id);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Enabled {
+
+		@Bean
+		EnabledListener enabledListener() {
+			return new EnabledListener();
+		}
+
+	}
+
+	static class EnabledListener {
+
+		@KafkaListener(id = "enabled", topics = "enabled", groupId = "enabled")
+		@IdempotentListener(groupCommit = GroupCommit.ENABLED)
+		public void on(ConsumerRecord<String, String> record) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Defaulted {
+
+		@Bean
+		DefaultedListener defaultedListener() {
+			return new DefaultedListener();
+		}
+
+	}
+
+	static class DefaultedListener {
+
+		@KafkaListener(id = "defaulted", topics = "defaulted", groupId = "defaulted")
+		@IdempotentListener
+		public void on(ConsumerRecord<String, String> record) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Disabled {
+
+		@Bean
+		DisabledListener disabledListener() {
+			return new DisabledListener();
+		}
+
+	}
+
+	static class DisabledListener {
+
+		@KafkaListener(id = "disabled", topics = "disabled", groupId = "disabled")
+		@IdempotentListener(groupCommit = GroupCommit.DISABLED)
+		public void on(ConsumerRecord<String, String> record) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Acknowledging {
+
+		@Bean
+		AcknowledgingListener acknowledgingListener() {
+			return new AcknowledgingListener();
+		}
+
+	}
+
+	static class AcknowledgingListener {
+
+		@KafkaListener(id = "acknowledging", topics = "acknowledging", groupId = "acknowledging")
+		@IdempotentListener
+		public void on(ConsumerRecord<String, String> record, Acknowledgment acknowledgment) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EnabledAcknowledging {
+
+		@Bean
+		EnabledAcknowledgingListener enabledAcknowledgingListener() {
+			return new EnabledAcknowledgingListener();
+		}
+
+	}
+
+	static class EnabledAcknowledgingListener {
+
+		@KafkaListener(id = "enabled-acknowledging", topics = "enabled-acknowledging", groupId = "enabled-acknowledging")
+		@IdempotentListener(groupCommit = GroupCommit.ENABLED)
+		public void on(ConsumerRecord<String, String> record, Acknowledgment acknowledgment) {
+		}
+
+	}
+
+}
