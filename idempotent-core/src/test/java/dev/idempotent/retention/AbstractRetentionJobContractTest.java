@@ -308,6 +308,58 @@ abstract class AbstractRetentionJobContractTest {
 				+ " idempotent.retention.archive-table-name)");
 	}
 
+	@Test
+	void eachBatchSelectionReadsTheStatusAndTimeIndexNotTheTable() {
+		claimAll("young-", 2000, RECENT);
+		markFailed("failed-recent", RECENT);
+		analyze();
+		RetentionStatements statements = RetentionStatements.of(this.table, this.archive, this.dialect, true, false);
+		assertThat(statements.lockBatches()).hasSize(2);
+		for (String lockBatch : statements.lockBatches()) {
+			String plan = String.join("\n", this.jdbc.query("EXPLAIN " + lockBatch, (ps) -> {
+				this.dialect.bindTime(ps, 1, java.time.LocalDateTime.ofInstant(NOW.minus(PERIOD), java.time.ZoneOffset.UTC));
+				ps.setInt(2, 500);
+			}, (rs, row) -> planLine(rs)));
+			assertThat(plan.toLowerCase(java.util.Locale.ROOT)).as(lockBatch + "\n" + plan)
+				.contains(("ix_" + this.table.simpleName() + "_status_updated").toLowerCase(java.util.Locale.ROOT));
+		}
+	}
+
+	@Test
+	void theStartupCheckAsksForTheStatusAndTimeIndexWithTheStatementThatAddsIt() {
+		SchemaValidator validator = new SchemaValidator(this.dataSource, this.table, this.dialect, 128);
+		assertThat(validator.problems()).isEmpty();
+		String index = "ix_" + this.table.simpleName() + "_status_updated";
+		this.jdbc.execute(this.dialect.needsBinaryCollation() ? "DROP INDEX " + index + " ON " + this.table
+				: "DROP INDEX " + index);
+
+		List<String> problems = validator.problems();
+		assertThat(problems).hasSize(1);
+		assertThat(problems.get(0)).startsWith("no index leads with (status, updated_at)")
+			.endsWith("add it with: CREATE INDEX " + index + " ON " + this.table + " (status, updated_at)");
+
+		this.jdbc.execute(problems.get(0).substring(problems.get(0).indexOf("CREATE INDEX")));
+		assertThat(validator.problems()).isEmpty();
+	}
+
+	/** Refresh the planner's statistics of the idempotency table. */
+	void analyze() {
+		switch (this.dialect) {
+			case MYSQL, MARIADB -> this.jdbc.execute("ANALYZE TABLE " + this.table);
+			case POSTGRESQL -> this.jdbc.execute("ANALYZE " + this.table);
+			case H2 -> this.jdbc.execute("ANALYZE TABLE " + this.table);
+		}
+	}
+
+	/** One row of an EXPLAIN, every column of it (MySQL's plan is a table, PostgreSQL's and H2's text). */
+	static String planLine(java.sql.ResultSet rs) throws java.sql.SQLException {
+		StringBuilder line = new StringBuilder();
+		for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+			line.append(rs.getString(i)).append(' ');
+		}
+		return line.toString();
+	}
+
 	static ClaimOutcome<String> claim(TransactionalClaimExecutor claims, ClaimRequest request) {
 		try {
 			return claims.execute(request, () -> "ran");
