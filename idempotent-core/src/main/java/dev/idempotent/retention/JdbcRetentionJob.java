@@ -36,8 +36,8 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * table;</li>
  * <li>ARCHIVE: copy those rows into the archive table, whose primary key is the original id, so a row can never be
  * archived twice, with one {@code INSERT ... SELECT ... WHERE id IN (...)} per up to 1,000 ids;</li>
- * <li>delete them the same way (on MySQL and MariaDB one id per statement in a JDBC batch, see
- * {@link RetentionStatements}), commit; repeat until a batch comes back short.</li>
+ * <li>delete them by id the same way (see {@link RetentionStatements} for MySQL and MariaDB), commit; repeat until
+ * a batch comes back short.</li>
  * </ol>
  * A batch is all or nothing: a failure rolls it back and ends the run with the exception, the batches before it
  * stay committed. "Old" means {@code updated_at} before now minus the period, with now from the job's
@@ -214,10 +214,7 @@ public final class JdbcRetentionJob {
 			if (archiveRows != null) {
 				expect(update(connection, archiveRows, chunk), chunk.size(), "archived");
 			}
-			String deleteRows = this.statements.deleteRows(chunk.size());
-			int deleted = this.statements.deleteOneByOne() ? updateEach(connection, deleteRows, chunk)
-					: update(connection, deleteRows, chunk);
-			expect(deleted, chunk.size(), "deleted");
+			expect(update(connection, this.statements.deleteRows(chunk.size()), chunk), chunk.size(), "deleted");
 		}
 		return ids.size();
 	}
@@ -250,24 +247,6 @@ public final class JdbcRetentionJob {
 				ps.setLong(i + 1, ids.get(i));
 			}
 			return ps.executeUpdate();
-		}
-	}
-
-	/** Run a one-row statement for each id in a JDBC batch; the rows changed, or -1 if the driver does not say. */
-	private static int updateEach(Connection connection, String sql, List<Long> ids) throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement(sql)) {
-			for (Long id : ids) {
-				ps.setLong(1, id);
-				ps.addBatch();
-			}
-			int rows = 0;
-			for (int count : ps.executeBatch()) {
-				if (count < 0) {
-					return -1;
-				}
-				rows += count;
-			}
-			return rows;
 		}
 	}
 

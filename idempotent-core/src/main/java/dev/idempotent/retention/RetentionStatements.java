@@ -20,21 +20,23 @@ import org.jspecify.annotations.Nullable;
  * ordered by time would have to sort every due row of both before returning the first;</li>
  * <li>rows are copied by primary key, up to {@value #MAX_IDS} ids per {@code INSERT ... SELECT ... WHERE id IN
  * (...)}, which reads without locks in the job's READ COMMITTED transaction;</li>
- * <li>on PostgreSQL and H2 rows are deleted the same way. On MySQL and MariaDB they are deleted one primary key per
- * statement, in a JDBC batch: InnoDB may plan a {@code DELETE ... WHERE id IN (...)} of a small table as a scan, and a
- * scanning DELETE waits for every row another transaction holds, even rows it will not delete (a claim in
- * progress would then block the job until its lock-wait timeout); single-table DELETE takes no index hint.</li>
+ * <li>on PostgreSQL and H2 rows are deleted the same way. On MySQL and MariaDB, InnoDB plans a
+ * {@code DELETE ... WHERE id IN (...)} of a small table as a scan, and a scanning DELETE waits for every row another
+ * transaction holds, even rows it will not delete (a claim in progress then blocks the job until its lock-wait
+ * timeout); single-table DELETE takes no index hint. There the ids are a derived table joined first
+ * ({@code STRAIGHT_JOIN}) to the idempotency table, which is then read by primary key only ({@code eq_ref}).</li>
  * </ul>
  *
  * @param lockBatches per status removed, SUCCEEDED first: selects and locks the ids of at most one batch of old rows,
  * oldest first, skipping rows locked elsewhere; binds the cutoff (UTC), then the row limit; returns id
  * @param archivePrefix the archive INSERT up to its id list; {@code null} in DELETE mode
- * @param deletePrefix the DELETE up to its id list, or the DELETE of one id when {@code deleteOneByOne}
- * @param deleteOneByOne whether rows are deleted one id per statement, in a JDBC batch (MySQL, MariaDB)
+ * @param deletePrefix the DELETE up to its id list
+ * @param deleteJoinsIds whether the DELETE joins a derived table of the ids (MySQL, MariaDB) instead of listing them
+ * in {@code id IN (...)}
  * @param table the idempotency table
  */
 record RetentionStatements(List<String> lockBatches, @Nullable String archivePrefix, String deletePrefix,
-		boolean deleteOneByOne, TableName table) {
+		boolean deleteJoinsIds, TableName table) {
 
 	/** The most ids one archive or delete statement binds. */
 	static final int MAX_IDS = 1000;
@@ -56,9 +58,9 @@ record RetentionStatements(List<String> lockBatches, @Nullable String archivePre
 		String archivePrefix = (archive != null)
 				? "INSERT INTO " + archive + " (" + columns + ") SELECT " + columns + " FROM " + table + " WHERE id IN ("
 				: null;
-		boolean oneByOne = dialect.needsBinaryCollation();
-		String deletePrefix = "DELETE FROM " + table + (oneByOne ? " WHERE id = ?" : " WHERE id IN (");
-		return new RetentionStatements(lockBatches, archivePrefix, deletePrefix, oneByOne, table);
+		boolean joinsIds = dialect.needsBinaryCollation();
+		String deletePrefix = joinsIds ? "DELETE t FROM (" : "DELETE FROM " + table + " WHERE id IN (";
+		return new RetentionStatements(lockBatches, archivePrefix, deletePrefix, joinsIds, table);
 	}
 
 	/**
@@ -73,10 +75,14 @@ record RetentionStatements(List<String> lockBatches, @Nullable String archivePre
 	/**
 	 * Render the delete statement of {@code ids} ids.
 	 * @param ids how many ids it binds, 1 to {@value #MAX_IDS}
-	 * @return the statement; the DELETE of one id, to run per id, when {@link #deleteOneByOne()}
+	 * @return the statement
 	 */
 	String deleteRows(int ids) {
-		return this.deleteOneByOne ? this.deletePrefix : this.deletePrefix + placeholders(ids);
+		if (this.deleteJoinsIds) {
+			return this.deletePrefix + String.join(" UNION ALL ", Collections.nCopies(ids, "SELECT ? AS id"))
+					+ ") AS ids STRAIGHT_JOIN " + this.table + " AS t ON t.id = ids.id";
+		}
+		return this.deletePrefix + placeholders(ids);
 	}
 
 	private static String placeholders(int ids) {
