@@ -342,6 +342,35 @@ abstract class AbstractRetentionJobContractTest {
 		assertThat(validator.problems()).isEmpty();
 	}
 
+	@Test
+	void archivesIntoTheTimePartitionedArchiveWhoseMonthsAnOperatorDrops() throws Exception {
+		org.springframework.core.io.ClassPathResource ddl = new org.springframework.core.io.ClassPathResource(
+				"dev/idempotent/jdbc/schema/schema-" + this.dialect.id() + "-archive-partitioned.sql");
+		org.junit.jupiter.api.Assumptions.assumeTrue(ddl.exists(), "no partitioned archive for " + this.dialect.id());
+		TestDatabases.drop(this.dataSource, this.archive.value());
+		String script = new String(ddl.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+			.replace("idempotent_claim_archive", this.archive.value());
+		this.jdbc.execute((org.springframework.jdbc.core.ConnectionCallback<Object>) (connection) -> {
+			org.springframework.jdbc.datasource.init.ScriptUtils.executeSqlScript(connection,
+					new org.springframework.core.io.ByteArrayResource(script.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+			return null;
+		});
+		claim("old", OLD);
+		claim("recent", RECENT);
+		Map<String, Object> before = row(this.table, "old");
+		assertThat(new SchemaValidator(this.dataSource, this.table, this.dialect, 128).withArchive(this.archive).problems())
+			.isEmpty();
+
+		assertThat(job(RetentionMode.ARCHIVE, false, 10).run()).isOne();
+		assertThat(row(this.archive, "old")).as("archived unchanged, same id").isEqualTo(before);
+
+		// the runbook's monthly clean-up: OLD is in February 2026
+		this.jdbc.execute(this.dialect.needsBinaryCollation() ? "ALTER TABLE " + this.archive + " DROP PARTITION p2026_02"
+				: "DROP TABLE " + this.archive + "_2026_02");
+		assertThat(count(this.archive)).isZero();
+		assertThat(keys(this.table)).containsExactly("recent");
+	}
+
 	/** Refresh the planner's statistics of the idempotency table. */
 	void analyze() {
 		switch (this.dialect) {
