@@ -1,6 +1,8 @@
 -- Idempotency table for H2 2.x (also in MODE=MySQL). VARCHAR compares exactly (case sensitive, no padding).
 -- H2 counts VARCHAR length in UTF-16 code units, so 256 holds the default maximum of 128 characters.
 -- Times are UTC, written by the library.
+-- ix_idempotent_claim_status_updated serves retention, the table check and the FAILED page of the endpoint, so
+-- that none of them reads the whole table (see docs/scale.md).
 -- payload_fingerprint (hex SHA-256 of the payload) is written only with idempotent.fingerprint.enabled=true;
 -- tables created without it keep working while that is off. To add it: ALTER TABLE idempotent_claim ADD COLUMN
 -- payload_fingerprint VARCHAR(64) NULL; Status: 0 = PROCESSING, 1 = SUCCEEDED, 2 = FAILED.
@@ -21,3 +23,4 @@ CREATE TABLE IF NOT EXISTS idempotent_claim (
     PRIMARY KEY (id),
     CONSTRAINT uk_idempotent_claim_scope_key UNIQUE (scope, idempotency_key)
 );
+CREATE INDEX IF NOT EXISTS ix_idempotent_claim_status_updated ON idempotent_claim (status, updated_at);

@@ -3,6 +3,9 @@
 -- 'Order-A' <> 'order-a', 'a' <> 'a ' and 'cafe' <> 'café'. Do not change it to a _ci or PAD SPACE collation:
 -- the unique index would then merge distinct keys and real records would be skipped as duplicates.
 -- Times are UTC, written by the library.
+-- ix_idempotent_claim_status_updated serves retention, the table check and the FAILED page of the endpoint, so
+-- that none of them reads the whole table (see docs/scale.md). To add it to an existing table:
+-- CREATE INDEX ix_idempotent_claim_status_updated ON idempotent_claim (status, updated_at);
 -- payload_fingerprint (hex SHA-256 of the payload) is written only with idempotent.fingerprint.enabled=true;
 -- tables created without it keep working while that is off. To add it: ALTER TABLE idempotent_claim ADD COLUMN
 -- payload_fingerprint VARCHAR(64) NULL; Status: 0 = PROCESSING, 1 = SUCCEEDED, 2 = FAILED.
@@ -21,5 +24,6 @@ CREATE TABLE IF NOT EXISTS idempotent_claim (
     last_error       VARCHAR(1000) NULL,
     payload_fingerprint VARCHAR(64) NULL,
     PRIMARY KEY (id),
-    UNIQUE KEY uk_idempotent_claim_scope_key (scope, idempotency_key)
+    UNIQUE KEY uk_idempotent_claim_scope_key (scope, idempotency_key),
+    KEY ix_idempotent_claim_status_updated (status, updated_at)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;

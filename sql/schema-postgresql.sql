@@ -3,6 +3,8 @@
 -- and 'cafe' <> 'café'. Do not use a nondeterministic (case- or accent-insensitive) collation: the unique index
 -- would then merge distinct keys and real records would be skipped as duplicates.
 -- VARCHAR(n) counts characters. Times are UTC, written by the library.
+-- ix_idempotent_claim_status_updated serves retention, the table check and the FAILED page of the endpoint, so
+-- that none of them reads the whole table (see docs/scale.md).
 -- payload_fingerprint (hex SHA-256 of the payload) is written only with idempotent.fingerprint.enabled=true;
 -- tables created without it keep working while that is off. To add it: ALTER TABLE idempotent_claim ADD COLUMN
 -- payload_fingerprint VARCHAR(64) NULL
@@ -24,3 +26,4 @@ CREATE TABLE IF NOT EXISTS idempotent_claim (
     PRIMARY KEY (id),
     CONSTRAINT uk_idempotent_claim_scope_key UNIQUE (scope, idempotency_key)
 );
+CREATE INDEX IF NOT EXISTS ix_idempotent_claim_status_updated ON idempotent_claim (status, updated_at);

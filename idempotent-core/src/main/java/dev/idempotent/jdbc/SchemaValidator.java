@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * Checks at startup that the idempotency table can carry the guarantee: it exists with the columns the store
  * writes, a UNIQUE index covers exactly (scope, idempotency_key), the key column holds the configured maximum
  * key length, and keys compare byte for byte (on MySQL and MariaDB: the utf8mb4 character set, which holds every
- * character, and a binary, NO PAD collation; a deterministic collation on PostgreSQL). When retention archives rows ({@link #withArchive}), also that the archive table
+ * character, and a binary, NO PAD collation; a deterministic collation on PostgreSQL), and an index leads with
+ * (status, updated_at), so that retention and the table check read index ranges instead of the whole table. When retention archives rows ({@link #withArchive}), also that the archive table
  * exists with the same columns. Reads metadata only. Thread-safe.
  *
  * @since 0.1.0
@@ -38,6 +39,9 @@ public final class SchemaValidator {
 			COLUMNS.stream()).toList();
 
 	private static final Set<String> UNIQUE_COLUMNS = Set.of("scope", "idempotency_key");
+
+	/** The leading columns of the index that retention, the table check and the FAILED page read. */
+	static final List<String> RETENTION_INDEX_COLUMNS = List.of("status", "updated_at");
 
 	private final DataSource dataSource;
 
@@ -179,6 +183,9 @@ public final class SchemaValidator {
 		if (!unique) {
 			problems.add("no UNIQUE index covers exactly (scope, idempotency_key): duplicates would not be detected");
 		}
+		if (!hasIndexLeadingWith(metaData, location, RETENTION_INDEX_COLUMNS)) {
+			problems.add(retentionIndexProblem(this.table));
+		}
 		Integer keySize = columns.get("idempotency_key");
 		if (keySize != null && keySize < this.maxKeyLength) {
 			problems.add("column idempotency_key holds " + keySize + " characters, less than idempotent.max-key-length="
@@ -228,6 +235,40 @@ public final class SchemaValidator {
 			}
 		}
 		return indexes.values().stream().anyMatch(UNIQUE_COLUMNS::equals);
+	}
+
+	/**
+	 * The problem of a table without an index on (status, updated_at), with the DDL that adds it.
+	 * @param table the idempotency table
+	 * @return the sentence
+	 */
+	static String retentionIndexProblem(TableName table) {
+		return "no index leads with (status, updated_at): every retention run and table check would read the whole"
+				+ " table, which takes minutes at tens of millions of rows (see docs/scale.md); add it with: CREATE INDEX"
+				+ " ix_" + table.simpleName() + "_status_updated ON " + table + " (status, updated_at)";
+	}
+
+	private static boolean hasIndexLeadingWith(DatabaseMetaData metaData, Location location, List<String> leading)
+			throws SQLException {
+		Map<String, Map<Integer, String>> indexes = new HashMap<>();
+		try (ResultSet rs = metaData.getIndexInfo(location.catalog(), location.schema(), location.table(), false, true)) {
+			while (rs.next()) {
+				String index = rs.getString("INDEX_NAME");
+				String column = rs.getString("COLUMN_NAME");
+				if (index != null && column != null) {
+					indexes.computeIfAbsent(index, (i) -> new HashMap<>())
+						.put((int) rs.getShort("ORDINAL_POSITION"), column.toLowerCase(Locale.ROOT));
+				}
+			}
+		}
+		return indexes.values().stream().anyMatch((columns) -> {
+			for (int i = 0; i < leading.size(); i++) {
+				if (!leading.get(i).equals(columns.get(i + 1))) {
+					return false;
+				}
+			}
+			return true;
+		});
 	}
 
 	/**

@@ -29,12 +29,15 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * Removes the rows of the idempotency table that fell out of the retention window (see {@link RetentionPolicy}),
  * archiving or deleting them in transactions of one batch each:
  * <ol>
- * <li>lock the ids of at most {@code batchSize} old rows, lowest id first, with {@code FOR UPDATE SKIP LOCKED}:
- * a job running at the same time on another instance skips them and takes the next ones, and rows a claim is
- * working on are left for a later run;</li>
- * <li>ARCHIVE: copy those rows by id into the archive table, whose primary key is the original id, so a row can
- * never be archived twice;</li>
- * <li>delete them by id, commit; repeat until a batch comes back short.</li>
+ * <li>lock the ids of at most {@code batchSize} old rows, oldest first (SUCCEEDED rows, then FAILED ones when
+ * included), with {@code FOR UPDATE SKIP LOCKED}: a job running at the same time on another instance skips them and
+ * takes the next ones, and rows a claim is working on are left for a later run. The selection reads the index on
+ * {@code (status, updated_at)} up to the cutoff only, so a run with nothing due reads no row, however large the
+ * table;</li>
+ * <li>ARCHIVE: copy those rows into the archive table, whose primary key is the original id, so a row can never be
+ * archived twice, with one {@code INSERT ... SELECT ... WHERE id IN (...)} per up to 1,000 ids;</li>
+ * <li>delete them by id the same way (see {@link RetentionStatements} for MySQL and MariaDB), commit; repeat until
+ * a batch comes back short.</li>
  * </ol>
  * A batch is all or nothing: a failure rolls it back and ends the run with the exception, the batches before it
  * stay committed. "Old" means {@code updated_at} before now minus the period, with now from the job's
@@ -205,46 +208,45 @@ public final class JdbcRetentionJob {
 
 	private int moveBatch(Connection connection, LocalDateTime cutoff) throws SQLException {
 		List<Long> ids = lockBatch(connection, cutoff);
-		if (ids.isEmpty()) {
-			return 0;
+		for (int from = 0; from < ids.size(); from += RetentionStatements.MAX_IDS) {
+			List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + RetentionStatements.MAX_IDS));
+			String archiveRows = this.statements.archiveRows(chunk.size());
+			if (archiveRows != null) {
+				expect(update(connection, archiveRows, chunk), chunk.size(), "archived");
+			}
+			expect(update(connection, this.statements.deleteRows(chunk.size()), chunk), chunk.size(), "deleted");
 		}
-		String archiveRow = this.statements.archiveRow();
-		if (archiveRow != null) {
-			expect(update(connection, archiveRow, ids), ids.size(), "archived");
-		}
-		expect(update(connection, this.statements.deleteRow(), ids), ids.size(), "deleted");
 		return ids.size();
 	}
 
+	/** Lock the ids of one batch: SUCCEEDED rows first, then (when included) FAILED rows to fill it. */
 	private List<Long> lockBatch(Connection connection, LocalDateTime cutoff) throws SQLException {
 		List<Long> ids = new ArrayList<>(this.policy.batchSize());
-		try (PreparedStatement ps = connection.prepareStatement(this.statements.lockBatch())) {
-			this.dialect.bindTime(ps, 1, cutoff);
-			ps.setInt(2, this.policy.batchSize());
-			try (ResultSet rs = ps.executeQuery()) {
-				while (rs.next()) {
-					ids.add(rs.getLong(1));
+		for (String lockBatch : this.statements.lockBatches()) {
+			int limit = this.policy.batchSize() - ids.size();
+			if (limit == 0) {
+				break;
+			}
+			try (PreparedStatement ps = connection.prepareStatement(lockBatch)) {
+				this.dialect.bindTime(ps, 1, cutoff);
+				ps.setInt(2, limit);
+				try (ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						ids.add(rs.getLong(1));
+					}
 				}
 			}
 		}
 		return ids;
 	}
 
-	/** Run a one-row statement for each id in a JDBC batch; the rows changed, or -1 if the driver does not say. */
+	/** Run a statement over a list of ids; the rows changed. */
 	private static int update(Connection connection, String sql, List<Long> ids) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(sql)) {
-			for (Long id : ids) {
-				ps.setLong(1, id);
-				ps.addBatch();
+			for (int i = 0; i < ids.size(); i++) {
+				ps.setLong(i + 1, ids.get(i));
 			}
-			int rows = 0;
-			for (int count : ps.executeBatch()) {
-				if (count < 0) {
-					return -1;
-				}
-				rows += count;
-			}
-			return rows;
+			return ps.executeUpdate();
 		}
 	}
 

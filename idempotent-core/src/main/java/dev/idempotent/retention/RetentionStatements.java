@@ -1,25 +1,45 @@
 package dev.idempotent.retention;
 
+import java.util.Collections;
+import java.util.List;
+
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The SQL of the retention job for one table, rendered once. Table names are validated {@link TableName}s; the
- * cutoff, the batch size and the ids are bind parameters. Status codes are the store's constants (1 = SUCCEEDED,
- * 2 = FAILED).
+ * The SQL of the retention job for one table, rendered once (the id lists of the archive and delete statements are
+ * rendered per batch). Table names are validated {@link TableName}s; the cutoff, the batch size and the ids are bind
+ * parameters. Status codes are the store's constants (1 = SUCCEEDED, 2 = FAILED), written as literals so that the
+ * planner sees them.
+ * <p>Every statement reads an index range and nothing else, whatever the size of the table:
+ * <ul>
+ * <li>each selection of a batch reads the index on {@code (status, updated_at)} (shipped in every DDL as
+ * {@code ix_<table>_status_updated}) from the start of one status up to the cutoff, in index order, and stops after
+ * the batch: with nothing due it reads no row at all. One statement per status, because a selection of two statuses
+ * ordered by time would have to sort every due row of both before returning the first;</li>
+ * <li>rows are copied by primary key, up to {@value #MAX_IDS} ids per {@code INSERT ... SELECT ... WHERE id IN
+ * (...)}, which reads without locks in the job's READ COMMITTED transaction;</li>
+ * <li>on PostgreSQL and H2 rows are deleted the same way. On MySQL and MariaDB, InnoDB plans a
+ * {@code DELETE ... WHERE id IN (...)} of a small table as a scan, and a scanning DELETE waits for every row another
+ * transaction holds, even rows it will not delete (a claim in progress then blocks the job until its lock-wait
+ * timeout); single-table DELETE takes no index hint. There the ids are a derived table joined first
+ * ({@code STRAIGHT_JOIN}) to the idempotency table, which is then read by primary key only ({@code eq_ref}).</li>
+ * </ul>
  *
- * Rows are copied and deleted one primary key at a time (in a JDBC batch): a statement over a list of ids may be
- * planned as a scan of the table, and on InnoDB a scanning DELETE waits for every row another transaction holds,
- * even rows it will not delete.
- *
- * @param lockBatch selects and locks the ids of at most one batch of old rows, oldest id first, skipping rows
- * locked elsewhere: binds the cutoff (UTC), then the batch size; returns id
- * @param archiveRow copies one row by id into the archive, unchanged: binds the id; {@code null} in DELETE mode
- * @param deleteRow deletes one row by id: binds the id
+ * @param lockBatches per status removed, SUCCEEDED first: selects and locks the ids of at most one batch of old rows,
+ * oldest first, skipping rows locked elsewhere; binds the cutoff (UTC), then the row limit; returns id
+ * @param archivePrefix the archive INSERT up to its id list; {@code null} in DELETE mode
+ * @param deletePrefix the DELETE up to its id list
+ * @param deleteJoinsIds whether the DELETE joins a derived table of the ids (MySQL, MariaDB) instead of listing them
+ * in {@code id IN (...)}
  * @param table the idempotency table
  */
-record RetentionStatements(String lockBatch, @Nullable String archiveRow, String deleteRow, TableName table) {
+record RetentionStatements(List<String> lockBatches, @Nullable String archivePrefix, String deletePrefix,
+		boolean deleteJoinsIds, TableName table) {
+
+	/** The most ids one archive or delete statement binds. */
+	static final int MAX_IDS = 1000;
 
 	private static final String COLUMNS = "id, scope, idempotency_key, status, attempts, source_topic,"
 			+ " source_partition, source_offset, created_at, updated_at, lease_until, last_error";
@@ -29,13 +49,44 @@ record RetentionStatements(String lockBatch, @Nullable String archiveRow, String
 
 	static RetentionStatements of(TableName table, @Nullable TableName archive, SqlDialect dialect,
 			boolean includeFailed, boolean fingerprints) {
-		String statuses = includeFailed ? "status IN (1, 2)" : "status = 1";
+		List<Integer> statuses = includeFailed ? List.of(1, 2) : List.of(1);
+		List<String> lockBatches = statuses.stream()
+			.map((status) -> "SELECT id FROM " + table + " WHERE status = " + status + " AND updated_at < ?"
+					+ " ORDER BY updated_at" + dialect.lockBatchClause())
+			.toList();
 		String columns = fingerprints ? COLUMNS_WITH_FINGERPRINT : COLUMNS;
-		String archiveRow = (archive != null) ? "INSERT INTO " + archive + " (" + columns + ") SELECT " + columns
-				+ " FROM " + table + " WHERE id = ?" : null;
-		return new RetentionStatements("SELECT id FROM " + table + " WHERE " + statuses + " AND updated_at < ?"
-				+ " ORDER BY id" + dialect.lockBatchClause(), archiveRow, "DELETE FROM " + table + " WHERE id = ?",
-				table);
+		String archivePrefix = (archive != null)
+				? "INSERT INTO " + archive + " (" + columns + ") SELECT " + columns + " FROM " + table + " WHERE id IN ("
+				: null;
+		boolean joinsIds = dialect.needsBinaryCollation();
+		String deletePrefix = joinsIds ? "DELETE t FROM (" : "DELETE FROM " + table + " WHERE id IN (";
+		return new RetentionStatements(lockBatches, archivePrefix, deletePrefix, joinsIds, table);
+	}
+
+	/**
+	 * Render the archive statement of {@code ids} ids.
+	 * @param ids how many ids it binds, 1 to {@value #MAX_IDS}
+	 * @return the statement, or {@code null} in DELETE mode
+	 */
+	@Nullable String archiveRows(int ids) {
+		return (this.archivePrefix != null) ? this.archivePrefix + placeholders(ids) : null;
+	}
+
+	/**
+	 * Render the delete statement of {@code ids} ids.
+	 * @param ids how many ids it binds, 1 to {@value #MAX_IDS}
+	 * @return the statement
+	 */
+	String deleteRows(int ids) {
+		if (this.deleteJoinsIds) {
+			return this.deletePrefix + String.join(" UNION ALL ", Collections.nCopies(ids, "SELECT ? AS id"))
+					+ ") AS ids STRAIGHT_JOIN " + this.table + " AS t ON t.id = ids.id";
+		}
+		return this.deletePrefix + placeholders(ids);
+	}
+
+	private static String placeholders(int ids) {
+		return String.join(", ", Collections.nCopies(ids, "?")) + ")";
 	}
 
 }

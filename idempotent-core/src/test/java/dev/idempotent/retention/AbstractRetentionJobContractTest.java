@@ -321,6 +321,87 @@ public abstract class AbstractRetentionJobContractTest {
 				+ " idempotent.retention.archive-table-name)");
 	}
 
+	@Test
+	void eachBatchSelectionReadsTheStatusAndTimeIndexNotTheTable() {
+		claimAll("young-", 2000, RECENT);
+		markFailed("failed-recent", RECENT);
+		analyze();
+		RetentionStatements statements = RetentionStatements.of(this.table, this.archive, this.dialect, true, false);
+		assertThat(statements.lockBatches()).hasSize(2);
+		for (String lockBatch : statements.lockBatches()) {
+			String plan = String.join("\n", this.jdbc.query("EXPLAIN " + lockBatch, (ps) -> {
+				this.dialect.bindTime(ps, 1, java.time.LocalDateTime.ofInstant(NOW.minus(PERIOD), java.time.ZoneOffset.UTC));
+				ps.setInt(2, 500);
+			}, (rs, row) -> planLine(rs)));
+			assertThat(plan.toLowerCase(java.util.Locale.ROOT)).as(lockBatch + "\n" + plan)
+				.contains(("ix_" + this.table.simpleName() + "_status_updated").toLowerCase(java.util.Locale.ROOT));
+		}
+	}
+
+	@Test
+	void theStartupCheckAsksForTheStatusAndTimeIndexWithTheStatementThatAddsIt() {
+		SchemaValidator validator = new SchemaValidator(this.dataSource, this.table, this.dialect, 128);
+		assertThat(validator.problems()).isEmpty();
+		String index = "ix_" + this.table.simpleName() + "_status_updated";
+		this.jdbc.execute(this.dialect.needsBinaryCollation() ? "DROP INDEX " + index + " ON " + this.table
+				: "DROP INDEX " + index);
+
+		List<String> problems = validator.problems();
+		assertThat(problems).hasSize(1);
+		assertThat(problems.get(0)).startsWith("no index leads with (status, updated_at)")
+			.endsWith("add it with: CREATE INDEX " + index + " ON " + this.table + " (status, updated_at)");
+
+		this.jdbc.execute(problems.get(0).substring(problems.get(0).indexOf("CREATE INDEX")));
+		assertThat(validator.problems()).isEmpty();
+	}
+
+	@Test
+	void archivesIntoTheTimePartitionedArchiveWhoseMonthsAnOperatorDrops() throws Exception {
+		org.springframework.core.io.ClassPathResource ddl = new org.springframework.core.io.ClassPathResource(
+				"dev/idempotent/jdbc/schema/schema-" + this.dialect.id() + "-archive-partitioned.sql");
+		org.junit.jupiter.api.Assumptions.assumeTrue(ddl.exists(), "no partitioned archive for " + this.dialect.id());
+		TestDatabases.drop(this.dataSource, this.archive.value());
+		String script = new String(ddl.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+			.replace("idempotent_claim_archive", this.archive.value());
+		this.jdbc.execute((org.springframework.jdbc.core.ConnectionCallback<Object>) (connection) -> {
+			org.springframework.jdbc.datasource.init.ScriptUtils.executeSqlScript(connection,
+					new org.springframework.core.io.ByteArrayResource(script.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+			return null;
+		});
+		claim("old", OLD);
+		claim("recent", RECENT);
+		Map<String, Object> before = row(this.table, "old");
+		assertThat(new SchemaValidator(this.dataSource, this.table, this.dialect, 128).withArchive(this.archive).problems())
+			.isEmpty();
+
+		assertThat(job(RetentionMode.ARCHIVE, false, 10).run()).isOne();
+		assertThat(row(this.archive, "old")).as("archived unchanged, same id").isEqualTo(before);
+
+		// the runbook's monthly clean-up: OLD is in February 2026
+		this.jdbc.execute(this.dialect.needsBinaryCollation() ? "ALTER TABLE " + this.archive + " DROP PARTITION p2026_02"
+				: "DROP TABLE " + this.archive + "_2026_02");
+		assertThat(count(this.archive)).isZero();
+		assertThat(keys(this.table)).containsExactly("recent");
+	}
+
+	/** Refresh the planner's statistics of the idempotency table. */
+	void analyze() {
+		switch (this.dialect) {
+			case MYSQL, MARIADB -> this.jdbc.execute("ANALYZE TABLE " + this.table);
+			case POSTGRESQL -> this.jdbc.execute("ANALYZE " + this.table);
+			case H2 -> this.jdbc.execute("ANALYZE TABLE " + this.table);
+		}
+	}
+
+	/** One row of an EXPLAIN, every column of it (MySQL's plan is a table, PostgreSQL's and H2's text). */
+	static String planLine(java.sql.ResultSet rs) throws java.sql.SQLException {
+		StringBuilder line = new StringBuilder();
+		for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+			line.append(rs.getString(i)).append(' ');
+		}
+		return line.toString();
+	}
+
 	static ClaimOutcome<String> claim(TransactionalClaimExecutor claims, ClaimRequest request) {
 		try {
 			return claims.execute(request, () -> "ran");

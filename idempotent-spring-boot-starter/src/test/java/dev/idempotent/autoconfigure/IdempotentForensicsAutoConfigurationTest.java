@@ -142,6 +142,7 @@ class IdempotentForensicsAutoConfigurationTest {
 					+ " NOT NULL, attempts INT NOT NULL, source_topic VARCHAR(249), source_partition INT, source_offset"
 					+ " BIGINT, created_at TIMESTAMP(6) NOT NULL, updated_at TIMESTAMP(6) NOT NULL, lease_until"
 					+ " TIMESTAMP(6), last_error VARCHAR(1000), CONSTRAINT uk_old UNIQUE (scope, idempotency_key))");
+			statement.execute("CREATE INDEX IF NOT EXISTS ix_old_status_updated ON idempotent_claim (status, updated_at)");
 		}
 		ApplicationContextRunner old = this.runner.withPropertyValues("spring.datasource.url=" + url);
 		old.run((context) -> assertThat(context).hasNotFailed());

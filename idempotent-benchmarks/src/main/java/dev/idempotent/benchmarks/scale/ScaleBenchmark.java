@@ -1,0 +1,414 @@
+package dev.idempotent.benchmarks.scale;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotent.audit.ClaimTableCheck;
+import dev.idempotent.claim.ClaimOutcome;
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.jdbc.ClaimInspector;
+import dev.idempotent.jdbc.JdbcClaimStore;
+import dev.idempotent.jdbc.SchemaInitializer;
+import dev.idempotent.jdbc.SqlDialect;
+import dev.idempotent.jdbc.TableName;
+import dev.idempotent.key.KeyMasker;
+import dev.idempotent.metrics.ClaimListener;
+import dev.idempotent.retention.JdbcRetentionJob;
+import dev.idempotent.retention.RetentionListener;
+import dev.idempotent.retention.RetentionMode;
+import dev.idempotent.retention.RetentionPolicy;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * The scale benchmark of the idempotency table (docs/scale.md). For one database, in a database of its own
+ * ({@code scale}, created if missing), it fills table {@code scale_claim} to each size in turn with {@link ScaleFill},
+ * then measures at that size: single claims (1 thread for latency, 4 for throughput), batch claims of 100 keys,
+ * hits, bytes per row from the database's statistics, the table check and the FAILED page of the endpoint, one
+ * retention run with nothing due (5 runs) and one with 1% of the rows due while 2 threads claim. Prints one block of
+ * results per size and drops its tables at the end unless {@code --keep}. Arguments:
+ * {@code --db=mariadb|postgresql --sizes=1000000,10000000,50000000 [--url=jdbc:...] [--user=] [--password=]
+ * [--layout=surrogate|natural] [--keep]}. The natural layout (MariaDB only) makes (scope, idempotency_key) the
+ * primary key and id a unique key.
+ */
+public final class ScaleBenchmark {
+
+	private static final int SINGLE = 2000;
+
+	private static final int BATCHES = 100;
+
+	private static final int BATCH = 100;
+
+	private final SqlDialect dialect;
+
+	private final HikariDataSource dataSource;
+
+	private final JdbcTemplate jdbc;
+
+	private final TableName table = new TableName("scale_claim");
+
+	private final TransactionalClaimExecutor claims;
+
+	private final DeliverySource source = new DeliverySource("payments", 3, 42);
+
+	private ScaleBenchmark(SqlDialect dialect, HikariDataSource dataSource) {
+		this.dialect = dialect;
+		this.dataSource = dataSource;
+		this.jdbc = new JdbcTemplate(dataSource);
+		this.claims = new TransactionalClaimExecutor(
+				new JdbcClaimStore(dataSource, this.table, dialect, Clock.systemUTC()),
+				new DataSourceTransactionManager(dataSource), ClaimListener.NO_OP, 20);
+	}
+
+	public static void main(String[] args) throws Throwable {
+		Map<String, String> options = new HashMap<>();
+		for (String arg : args) {
+			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
+			options.put(pair[0], (pair.length > 1) ? pair[1] : "true");
+		}
+		SqlDialect dialect = SqlDialect.fromId(options.getOrDefault("db", "mariadb"));
+		createDatabase(dialect, options);
+		try (HikariDataSource dataSource = pool(dialect, options, url(dialect, options, "scale"))) {
+			ScaleBenchmark benchmark = new ScaleBenchmark(dialect, dataSource);
+			List<Long> sizes = new ArrayList<>();
+			for (String size : options.getOrDefault("sizes", "1000000,10000000").split(",")) {
+				sizes.add(Long.parseLong(size.trim()));
+			}
+			benchmark.run(sizes, options.getOrDefault("layout", "surrogate"), options.containsKey("keep"));
+		}
+	}
+
+	private void run(List<Long> sizes, String layout, boolean keep) throws Throwable {
+		createTables(layout);
+		ScaleFill fill = new ScaleFill(this.jdbc, this.table, this.dialect);
+		long filled = 0;
+		try {
+			for (long size : sizes) {
+				long start = System.nanoTime();
+				fill.fill(filled + 1, size);
+				filled = size;
+				print("%n## %s, %s layout, %,d rows (filled in %.0f s; load average %s)%n", this.dialect.id(), layout,
+						size, seconds(start), loadAverage());
+				measure(size);
+			}
+		}
+		finally {
+			if (!keep) {
+				this.jdbc.execute("DROP TABLE IF EXISTS " + this.table.archive());
+				this.jdbc.execute("DROP TABLE IF EXISTS " + this.table);
+			}
+		}
+	}
+
+	private void createTables(String layout) {
+		this.jdbc.execute("DROP TABLE IF EXISTS " + this.table.archive());
+		this.jdbc.execute("DROP TABLE IF EXISTS " + this.table);
+		if (layout.equals("natural")) {
+			String ddl = new SchemaInitializer(this.dataSource, this.table, this.dialect).ddl()
+				.replace("PRIMARY KEY (id),", "PRIMARY KEY (scope, idempotency_key), UNIQUE KEY uk_scale_claim_id (id),")
+				.replace("UNIQUE KEY uk_scale_claim_scope_key (scope, idempotency_key),", "");
+			this.jdbc.execute(ddl.substring(ddl.indexOf("CREATE TABLE")));
+		}
+		else {
+			new SchemaInitializer(this.dataSource, this.table, this.dialect).initialize();
+		}
+		SchemaInitializer.archive(this.dataSource, this.table.archive(), this.dialect).initialize();
+	}
+
+	private void measure(long size) throws Throwable {
+		singleClaims();
+		batchClaims();
+		hits();
+		bytesPerRow(size);
+		operations();
+		retention(size);
+		print("(load average at the end: %s)%n", loadAverage());
+	}
+
+	private void singleClaims() throws Exception {
+		claimSingle(200, 1);
+		Latencies latencies = claimSingle(SINGLE, 1);
+		print("single claim, 1 thread: p50 %.2f ms, p99 %.2f ms%n", latencies.percentileMillis(50),
+				latencies.percentileMillis(99));
+		long start = System.nanoTime();
+		Latencies four = claimSingle(SINGLE, 4);
+		print("single claim, 4 threads: %,.0f claims/s (p50 %.2f ms, p99 %.2f ms)%n", 4 * SINGLE / seconds(start),
+				four.percentileMillis(50), four.percentileMillis(99));
+	}
+
+	private Latencies claimSingle(int perThread, int threads) throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<Latencies>> runs = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				runs.add(pool.submit(() -> {
+					Latencies latencies = new Latencies();
+					for (int i = 0; i < perThread; i++) {
+						ClaimRequest request = request(UUID.randomUUID().toString());
+						long start = System.nanoTime();
+						ClaimOutcome<String> outcome = claim(request);
+						latencies.add(System.nanoTime() - start);
+						require(outcome instanceof ClaimOutcome.Processed, "a new key was not claimed: " + outcome);
+					}
+					return latencies;
+				}));
+			}
+			Latencies all = new Latencies();
+			for (Future<Latencies> run : runs) {
+				all.addAll(run.get(30, TimeUnit.MINUTES));
+			}
+			return all;
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	private void batchClaims() throws Throwable {
+		Latencies latencies = new Latencies();
+		long start = System.nanoTime();
+		for (int b = 0; b < BATCHES; b++) {
+			List<ClaimRequest> requests = new ArrayList<>();
+			for (int i = 0; i < BATCH; i++) {
+				requests.add(request(UUID.randomUUID().toString()));
+			}
+			long begin = System.nanoTime();
+			this.claims.executeBatch(requests, (claimed) -> {
+				require(claimed.size() == BATCH, "only " + claimed.size() + " of a batch were claimed");
+				return "done";
+			});
+			latencies.add(System.nanoTime() - begin);
+		}
+		print("batch claim of %d keys, 1 thread: p50 %.2f ms, p99 %.2f ms, %,.0f claims/s%n", BATCH,
+				latencies.percentileMillis(50), latencies.percentileMillis(99), BATCHES * BATCH / seconds(start));
+	}
+
+	private void hits() throws Throwable {
+		long maxId = this.jdbc.queryForObject("SELECT MAX(id) FROM " + this.table, Long.class);
+		List<ClaimRequest> existing = new ArrayList<>();
+		while (existing.size() < SINGLE) {
+			long id = 1 + ThreadLocalRandom.current().nextLong(maxId);
+			this.jdbc.query("SELECT scope, idempotency_key FROM " + this.table + " WHERE id = ?", (rs) -> {
+				existing.add(new ClaimRequest(rs.getString(1), rs.getString(2), this.source));
+			}, id);
+		}
+		Latencies latencies = new Latencies();
+		for (ClaimRequest request : existing) {
+			long start = System.nanoTime();
+			ClaimOutcome<String> outcome = claim(request);
+			latencies.add(System.nanoTime() - start);
+			require(outcome instanceof ClaimOutcome.Skipped, "an existing key was not a hit: " + outcome);
+		}
+		print("hit (existing key), 1 thread: p50 %.2f ms, p99 %.2f ms%n", latencies.percentileMillis(50),
+				latencies.percentileMillis(99));
+	}
+
+	private void bytesPerRow(long size) {
+		long data;
+		long indexes;
+		if (this.dialect == SqlDialect.POSTGRESQL) {
+			data = this.jdbc.queryForObject("SELECT pg_table_size('" + this.table + "')", Long.class);
+			indexes = this.jdbc.queryForObject("SELECT pg_indexes_size('" + this.table + "')", Long.class);
+		}
+		else {
+			this.jdbc.execute("ANALYZE TABLE " + this.table);
+			Map<String, Object> row = this.jdbc.queryForMap("SELECT data_length, index_length FROM information_schema.TABLES"
+					+ " WHERE table_schema = DATABASE() AND table_name = ?", this.table.value());
+			data = ((Number) row.get("data_length")).longValue();
+			indexes = ((Number) row.get("index_length")).longValue();
+		}
+		print("size: data %,d MB, indexes %,d MB; per row: %.0f B data + %.0f B indexes = %.0f B%n", data >> 20,
+				indexes >> 20, (double) data / size, (double) indexes / size, (double) (data + indexes) / size);
+	}
+
+	/** The periodic queries of operations: the table check (gauges, audit) and the endpoint's FAILED page. */
+	private void operations() {
+		ClaimTableCheck check = new ClaimTableCheck(this.dataSource, this.table, this.dialect, Duration.ofMinutes(10),
+				KeyMasker.CLEAR, Clock.systemUTC());
+		check.run();
+		long start = System.nanoTime();
+		var counts = check.run();
+		print("table check (gauges): %.1f ms (failed %,d, stuck %,d)%n", millis(start), counts.failed(), counts.stuck());
+		ClaimInspector inspector = new ClaimInspector(this.dataSource, this.table, this.dialect);
+		inspector.failed(null, 0, 21);
+		start = System.nanoTime();
+		inspector.failed(null, 0, 21);
+		double all = millis(start);
+		start = System.nanoTime();
+		inspector.failed(ScaleFill.SCOPES.get(2), 0, 21);
+		print("endpoint FAILED page: %.1f ms all scopes, %.1f ms one scope%n", all, millis(start));
+	}
+
+	private void retention(long size) throws Exception {
+		LocalDateTime oldest = this.jdbc.queryForObject("SELECT MIN(updated_at) FROM " + this.table + " WHERE status = 1",
+				LocalDateTime.class);
+		Instant now = Instant.now();
+		Instant nothingDue = oldest.toInstant(ZoneOffset.UTC).minusSeconds(1);
+		print("plan of the batch selection, nothing due (executed): %s%n", plan(nothingDue));
+		Latencies idle = new Latencies();
+		for (int i = 0; i < 5; i++) {
+			long start = System.nanoTime();
+			int moved = job(now, nothingDue).run();
+			idle.add(System.nanoTime() - start);
+			require(moved == 0, "moved " + moved + " rows with nothing due");
+		}
+		print("retention run, nothing due: median %.1f ms, max %.1f ms (5 runs)%n", idle.percentileMillis(50),
+				idle.percentileMillis(100));
+
+		Instant onePercent = oldest.toInstant(ZoneOffset.UTC).plusMillis(size / 100 * 100);
+		AtomicBoolean running = new AtomicBoolean(true);
+		AtomicLong claimed = new AtomicLong();
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try {
+			List<Future<?>> claimers = new ArrayList<>();
+			for (int t = 0; t < 2; t++) {
+				claimers.add(pool.submit(() -> {
+					while (running.get()) {
+						claim(request(UUID.randomUUID().toString()));
+						claimed.incrementAndGet();
+					}
+					return null;
+				}));
+			}
+			long start = System.nanoTime();
+			int moved = job(now, onePercent).run();
+			double took = seconds(start);
+			running.set(false);
+			for (Future<?> claimer : claimers) {
+				claimer.get(1, TimeUnit.MINUTES);
+			}
+			print("retention run, 1%% due (%,d rows archived, batch %d) while 2 threads claim: %.1f s, %,.0f rows/s;"
+					+ " claims meanwhile %,.0f/s%n", moved, RetentionPolicy.DEFAULT_BATCH_SIZE, took, moved / took,
+					claimed.get() / took);
+		}
+		finally {
+			running.set(false);
+			pool.shutdownNow();
+		}
+	}
+
+	private JdbcRetentionJob job(Instant now, Instant cutoff) {
+		return new JdbcRetentionJob(this.dataSource, this.table, this.table.archive(), this.dialect,
+				new RetentionPolicy(Duration.between(cutoff, now), RetentionMode.ARCHIVE, true,
+						RetentionPolicy.DEFAULT_BATCH_SIZE),
+				Clock.fixed(now, ZoneOffset.UTC), RetentionListener.NO_OP);
+	}
+
+	private String plan(Instant cutoff) {
+		String limit = (this.dialect == SqlDialect.POSTGRESQL) ? " FETCH FIRST 500 ROWS ONLY" : " LIMIT 500";
+		String explain = (this.dialect == SqlDialect.POSTGRESQL) ? "EXPLAIN (ANALYZE, BUFFERS) " : "ANALYZE ";
+		String sql = explain + "SELECT id FROM " + this.table + " WHERE status = 1 AND updated_at < ? ORDER BY updated_at"
+				+ limit + " FOR UPDATE SKIP LOCKED";
+		List<String> lines = this.jdbc.query(sql, (ps) -> this.dialect.bindTime(ps, 1,
+				LocalDateTime.ofInstant(cutoff, ZoneOffset.UTC)), (rs, row) -> {
+					StringBuilder line = new StringBuilder();
+					for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+						line.append(rs.getString(i)).append(' ');
+					}
+					return line.toString().trim();
+				});
+		return String.join(" | ", lines);
+	}
+
+	private ClaimOutcome<String> claim(ClaimRequest request) {
+		try {
+			return this.claims.execute(request, () -> "done");
+		}
+		catch (RuntimeException | Error ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private ClaimRequest request(String uuid) {
+		return new ClaimRequest(ScaleFill.SCOPES.get(ThreadLocalRandom.current().nextInt(4)), uuid, this.source);
+	}
+
+	private static void require(boolean condition, String message) {
+		if (!condition) {
+			throw new IllegalStateException(message);
+		}
+	}
+
+	private static String loadAverage() {
+		try {
+			return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
+		}
+		catch (java.io.IOException ex) {
+			return "unknown";
+		}
+	}
+
+	private static double seconds(long startNanos) {
+		return (System.nanoTime() - startNanos) / 1e9;
+	}
+
+	private static double millis(long startNanos) {
+		return (System.nanoTime() - startNanos) / 1e6;
+	}
+
+	private static void print(String format, Object... args) {
+		System.out.printf(format, args);
+		System.out.flush();
+	}
+
+	private static String url(SqlDialect dialect, Map<String, String> options, String database) {
+		String url = options.get("url");
+		if (url != null) {
+			return url;
+		}
+		return (dialect == SqlDialect.POSTGRESQL) ? "jdbc:postgresql://127.0.0.1:5432/" + database
+				: "jdbc:mysql://127.0.0.1:3306/" + database;
+	}
+
+	private static void createDatabase(SqlDialect dialect, Map<String, String> options) {
+		if (options.containsKey("url")) {
+			return;
+		}
+		try (HikariDataSource admin = pool(dialect, options, url(dialect, options, dialect == SqlDialect.POSTGRESQL ? "postgres" : ""))) {
+			JdbcTemplate jdbc = new JdbcTemplate(admin);
+			if (dialect == SqlDialect.POSTGRESQL) {
+				if (jdbc.queryForList("SELECT 1 FROM pg_database WHERE datname = 'scale'").isEmpty()) {
+					jdbc.execute("CREATE DATABASE scale");
+				}
+			}
+			else {
+				jdbc.execute("CREATE DATABASE IF NOT EXISTS scale");
+			}
+		}
+	}
+
+	private static HikariDataSource pool(SqlDialect dialect, Map<String, String> options, String url) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(url);
+		config.setUsername(options.getOrDefault("user", (dialect == SqlDialect.POSTGRESQL) ? "postgres" : "root"));
+		config.setPassword(options.getOrDefault("password", ""));
+		config.setMaximumPoolSize(8);
+		config.setConnectionInitSql((dialect == SqlDialect.POSTGRESQL)
+				? "SET maintenance_work_mem = '1GB'; SET statement_timeout = 0" : "SET SESSION max_statement_time = 0");
+		return new HikariDataSource(config);
+	}
+
+}
