@@ -107,6 +107,27 @@ public final class JdbcRetentionJob {
 		this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
 	}
 
+	private JdbcRetentionJob(JdbcRetentionJob job, RetentionStatements statements) {
+		this.dataSource = job.dataSource;
+		this.dialect = job.dialect;
+		this.policy = job.policy;
+		this.clock = job.clock;
+		this.listener = job.listener;
+		this.statements = statements;
+		this.translator = job.translator;
+	}
+
+	/**
+	 * Return a job that also deletes the stored outputs of every claim it removes, in the claim's batch (outputs are
+	 * deleted, not archived, in both modes).
+	 * @param outputs the output table
+	 * @return a new job, never {@code null}
+	 * @since 0.2.0
+	 */
+	public JdbcRetentionJob withOutputs(TableName outputs) {
+		return new JdbcRetentionJob(this, this.statements.withOutputs(outputs));
+	}
+
 	/**
 	 * Return the policy the job applies.
 	 * @return the policy, never {@code null}
@@ -204,26 +225,42 @@ public final class JdbcRetentionJob {
 	}
 
 	private int moveBatch(Connection connection, LocalDateTime cutoff) throws SQLException {
-		List<Long> ids = lockBatch(connection, cutoff);
-		if (ids.isEmpty()) {
+		List<LockedClaim> claims = lockBatch(connection, cutoff);
+		if (claims.isEmpty()) {
 			return 0;
 		}
+		List<Long> ids = claims.stream().map(LockedClaim::id).toList();
 		String archiveRow = this.statements.archiveRow();
 		if (archiveRow != null) {
 			expect(update(connection, archiveRow, ids), ids.size(), "archived");
 		}
 		expect(update(connection, this.statements.deleteRow(), ids), ids.size(), "deleted");
+		String deleteOutputs = this.statements.deleteOutputs();
+		if (deleteOutputs != null) {
+			deleteOutputs(connection, deleteOutputs, claims);
+		}
 		return ids.size();
 	}
 
-	private List<Long> lockBatch(Connection connection, LocalDateTime cutoff) throws SQLException {
-		List<Long> ids = new ArrayList<>(this.policy.batchSize());
+	private static void deleteOutputs(Connection connection, String sql, List<LockedClaim> claims) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			for (LockedClaim claim : claims) {
+				ps.setString(1, claim.scope());
+				ps.setString(2, claim.key());
+				ps.addBatch();
+			}
+			ps.executeBatch();
+		}
+	}
+
+	private List<LockedClaim> lockBatch(Connection connection, LocalDateTime cutoff) throws SQLException {
+		List<LockedClaim> ids = new ArrayList<>(this.policy.batchSize());
 		try (PreparedStatement ps = connection.prepareStatement(this.statements.lockBatch())) {
 			this.dialect.bindTime(ps, 1, cutoff);
 			ps.setInt(2, this.policy.batchSize());
 			try (ResultSet rs = ps.executeQuery()) {
 				while (rs.next()) {
-					ids.add(rs.getLong(1));
+					ids.add(new LockedClaim(rs.getLong(1), rs.getString(2), rs.getString(3)));
 				}
 			}
 		}
@@ -253,6 +290,10 @@ public final class JdbcRetentionJob {
 			throw new IllegalStateException("Retention of " + this.statements.table() + " " + what + " " + actual
 					+ " rows of the " + expected + " it had locked; the batch was rolled back");
 		}
+	}
+
+	/** A claim row locked by a batch: its id, scope and key. */
+	private record LockedClaim(long id, String scope, String key) {
 	}
 
 }

@@ -18,8 +18,11 @@ import org.jspecify.annotations.Nullable;
  * @param archiveRow copies one row by id into the archive, unchanged: binds the id; {@code null} in DELETE mode
  * @param deleteRow deletes one row by id: binds the id
  * @param table the idempotency table
+ * @param deleteOutputs deletes the stored outputs of one claim: binds its scope, then its key; {@code null} when
+ * outputs are not stored
  */
-record RetentionStatements(String lockBatch, @Nullable String archiveRow, String deleteRow, TableName table) {
+record RetentionStatements(String lockBatch, @Nullable String archiveRow, String deleteRow, TableName table,
+		@Nullable String deleteOutputs) {
 
 	private static final String COLUMNS = "id, scope, idempotency_key, status, attempts, source_topic,"
 			+ " source_partition, source_offset, created_at, updated_at, lease_until, last_error";
@@ -33,9 +36,18 @@ record RetentionStatements(String lockBatch, @Nullable String archiveRow, String
 		String columns = fingerprints ? COLUMNS_WITH_FINGERPRINT : COLUMNS;
 		String archiveRow = (archive != null) ? "INSERT INTO " + archive + " (" + columns + ") SELECT " + columns
 				+ " FROM " + table + " WHERE id = ?" : null;
-		return new RetentionStatements("SELECT id FROM " + table + " WHERE " + statuses + " AND updated_at < ?"
+		return new RetentionStatements("SELECT id, scope, idempotency_key FROM " + table + " WHERE " + statuses + " AND updated_at < ?"
 				+ " ORDER BY id" + dialect.lockBatchClause(), archiveRow, "DELETE FROM " + table + " WHERE id = ?",
-				table);
+				table, null);
+	}
+
+	/**
+	 * Return these statements, also deleting the stored outputs of each removed claim.
+	 * @param outputs the output table
+	 */
+	RetentionStatements withOutputs(TableName outputs) {
+		return new RetentionStatements(this.lockBatch, this.archiveRow, this.deleteRow, this.table,
+				"DELETE FROM " + outputs + " WHERE scope = ? AND idempotency_key = ?");
 	}
 
 }
