@@ -66,6 +66,20 @@ public final class SchemaInitializer {
 	}
 
 	/**
+	 * Create an initializer of the table that holds the outputs of claims (records a listener sent under a claim),
+	 * from {@code sql/schema-<dialect>-output.sql}.
+	 * @param dataSource the business database
+	 * @param outputs the output table to create
+	 * @param dialect the database's dialect
+	 * @return the initializer, never {@code null}
+	 * @since 0.2.0
+	 */
+	public static SchemaInitializer outputs(DataSource dataSource, TableName outputs, SqlDialect dialect) {
+		return new SchemaInitializer(dataSource, outputs, dialect, dialect.outputSchemaLocation(),
+				TableName.DEFAULT_OUTPUT);
+	}
+
+	/**
 	 * Return the DDL for the configured table.
 	 * @return the SQL script, never {@code null}
 	 * @throws IllegalStateException if the dialect's DDL file is missing from the classpath

@@ -38,6 +38,9 @@ public final class SchemaValidator {
 	static final List<String> ARCHIVE_COLUMNS = Stream.concat(Stream.of("id"),
 			COLUMNS.stream()).toList();
 
+	static final List<String> OUTPUT_COLUMNS = List.of("scope", "idempotency_key", "sequence_no", "topic",
+			"target_partition", "record_key", "record_value", "headers", "created_at");
+
 	private static final Set<String> UNIQUE_COLUMNS = Set.of("scope", "idempotency_key");
 
 	/** The leading columns of the index that retention, the table check and the FAILED page read. */
@@ -54,6 +57,8 @@ public final class SchemaValidator {
 	private final boolean fingerprints;
 
 	private final @Nullable TableName archive;
+
+	private final @Nullable TableName outputs;
 
 	/**
 	 * Create a validator.
@@ -77,17 +82,18 @@ public final class SchemaValidator {
 	 */
 	public SchemaValidator(DataSource dataSource, TableName table, SqlDialect dialect, int maxKeyLength,
 			boolean fingerprints) {
-		this(dataSource, table, dialect, maxKeyLength, fingerprints, null);
+		this(dataSource, table, dialect, maxKeyLength, fingerprints, null, null);
 	}
 
 	private SchemaValidator(DataSource dataSource, TableName table, SqlDialect dialect, int maxKeyLength,
-			boolean fingerprints, @Nullable TableName archive) {
+			boolean fingerprints, @Nullable TableName archive, @Nullable TableName outputs) {
 		this.dataSource = dataSource;
 		this.table = table;
 		this.dialect = dialect;
 		this.maxKeyLength = maxKeyLength;
 		this.fingerprints = fingerprints;
 		this.archive = archive;
+		this.outputs = outputs;
 	}
 
 	/**
@@ -98,7 +104,20 @@ public final class SchemaValidator {
 	 */
 	public SchemaValidator withArchive(TableName archive) {
 		return new SchemaValidator(this.dataSource, this.table, this.dialect, this.maxKeyLength, this.fingerprints,
-				archive);
+				archive, this.outputs);
+	}
+
+	/**
+	 * Return a validator that also checks the table of stored outputs (records sent under a claim, re-sent on a
+	 * hit): it must exist with its columns, and on MySQL and MariaDB its scope and key columns must compare byte for
+	 * byte like the idempotency table's.
+	 * @param outputs the output table
+	 * @return a new validator, never {@code null}
+	 * @since 0.2.0
+	 */
+	public SchemaValidator withOutputs(TableName outputs) {
+		return new SchemaValidator(this.dataSource, this.table, this.dialect, this.maxKeyLength, this.fingerprints,
+				this.archive, outputs);
 	}
 
 	/**
@@ -126,6 +145,9 @@ public final class SchemaValidator {
 			if (this.archive != null) {
 				ddl = ddl + "\n" + SchemaInitializer.archive(this.dataSource, this.archive, this.dialect).ddl();
 			}
+			if (this.outputs != null) {
+				ddl = ddl + "\n" + SchemaInitializer.outputs(this.dataSource, this.outputs, this.dialect).ddl();
+			}
 			throw new InvalidSchemaException(this.table, this.dialect, problems, ddl);
 		}
 	}
@@ -134,6 +156,40 @@ public final class SchemaValidator {
 		List<String> problems = new ArrayList<>(tableProblems(connection));
 		if (this.archive != null) {
 			problems.addAll(archiveProblems(connection, this.archive));
+		}
+		if (this.outputs != null) {
+			problems.addAll(outputProblems(connection, this.outputs));
+		}
+		return problems;
+	}
+
+	private List<String> outputProblems(Connection connection, TableName outputs) throws SQLException {
+		DatabaseMetaData metaData = connection.getMetaData();
+		Location location = locate(connection, metaData, outputs);
+		Map<String, Integer> columns = columnSizes(metaData, location);
+		if (columns.isEmpty()) {
+			return List.of("output table " + outputs + " does not exist: idempotent.outputs.enabled=true stores what a"
+					+ " listener sends under a claim there (create it from sql/schema-" + this.dialect.id()
+					+ "-output.sql, set idempotent.outputs.table-name, or turn outputs off)");
+		}
+		List<String> problems = new ArrayList<>();
+		for (String column : OUTPUT_COLUMNS) {
+			if (!columns.containsKey(column)) {
+				problems.add("output table " + outputs + ": column " + column + " is missing");
+			}
+		}
+		Integer keySize = columns.get("idempotency_key");
+		if (keySize != null && keySize < this.maxKeyLength) {
+			problems.add("output table " + outputs + ": column idempotency_key holds " + keySize
+					+ " characters, less than idempotent.max-key-length=" + this.maxKeyLength);
+		}
+		if (this.dialect.needsBinaryCollation()) {
+			for (TextColumn column : textColumns(connection, location)) {
+				String problem = keyColumnProblem(this.dialect, outputs, column);
+				if (problem != null) {
+					problems.add("output table " + outputs + ": " + problem);
+				}
+			}
 		}
 		return problems;
 	}

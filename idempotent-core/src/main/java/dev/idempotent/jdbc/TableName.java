@@ -22,6 +22,19 @@ public record TableName(String value) {
 	/** What the default name of an archive table adds to its table's name. */
 	public static final String ARCHIVE_SUFFIX = "_archive";
 
+	/**
+	 * What the default name of an output table adds to its claim table's name.
+	 * @since 0.2.0
+	 */
+	public static final String OUTPUT_SUFFIX = "_output";
+
+	/**
+	 * The default name of the output table, as in the shipped output DDL: the table's name plus
+	 * {@value #OUTPUT_SUFFIX}.
+	 * @since 0.2.0
+	 */
+	public static final String DEFAULT_OUTPUT = DEFAULT + OUTPUT_SUFFIX;
+
 	private static final Pattern VALID = Pattern
 		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
@@ -52,6 +65,17 @@ public record TableName(String value) {
 	 */
 	public TableName archive() {
 		return new TableName(this.value + ARCHIVE_SUFFIX);
+	}
+
+	/**
+	 * Return the default name of the table holding this claim table's outputs: the same schema, the name plus
+	 * {@value #OUTPUT_SUFFIX}.
+	 * @return the output table's name
+	 * @throws IllegalArgumentException if the name becomes longer than an identifier may be
+	 * @since 0.2.0
+	 */
+	public TableName outputs() {
+		return new TableName(this.value + OUTPUT_SUFFIX);
 	}
 
 	@Override

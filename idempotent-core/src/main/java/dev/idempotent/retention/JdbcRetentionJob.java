@@ -110,6 +110,27 @@ public final class JdbcRetentionJob {
 		this.translator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
 	}
 
+	private JdbcRetentionJob(JdbcRetentionJob job, RetentionStatements statements) {
+		this.dataSource = job.dataSource;
+		this.dialect = job.dialect;
+		this.policy = job.policy;
+		this.clock = job.clock;
+		this.listener = job.listener;
+		this.statements = statements;
+		this.translator = job.translator;
+	}
+
+	/**
+	 * Return a job that also deletes the stored outputs of every claim it removes, in the claim's batch (outputs are
+	 * deleted, not archived, in both modes).
+	 * @param outputs the output table
+	 * @return a new job, never {@code null}
+	 * @since 0.2.0
+	 */
+	public JdbcRetentionJob withOutputs(TableName outputs) {
+		return new JdbcRetentionJob(this, this.statements.withOutputs(outputs));
+	}
+
 	/**
 	 * Return the policy the job applies.
 	 * @return the policy, never {@code null}
@@ -207,21 +228,37 @@ public final class JdbcRetentionJob {
 	}
 
 	private int moveBatch(Connection connection, LocalDateTime cutoff) throws SQLException {
-		List<Long> ids = lockBatch(connection, cutoff);
-		for (int from = 0; from < ids.size(); from += RetentionStatements.MAX_IDS) {
-			List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + RetentionStatements.MAX_IDS));
-			String archiveRows = this.statements.archiveRows(chunk.size());
+		List<LockedClaim> claims = lockBatch(connection, cutoff);
+		for (int from = 0; from < claims.size(); from += RetentionStatements.MAX_IDS) {
+			List<LockedClaim> chunk = claims.subList(from, Math.min(claims.size(), from + RetentionStatements.MAX_IDS));
+			List<Long> ids = chunk.stream().map(LockedClaim::id).toList();
+			String archiveRows = this.statements.archiveRows(ids.size());
 			if (archiveRows != null) {
-				expect(update(connection, archiveRows, chunk), chunk.size(), "archived");
+				expect(update(connection, archiveRows, ids), ids.size(), "archived");
 			}
-			expect(update(connection, this.statements.deleteRows(chunk.size()), chunk), chunk.size(), "deleted");
+			expect(update(connection, this.statements.deleteRows(ids.size()), ids), ids.size(), "deleted");
 		}
-		return ids.size();
+		String deleteOutputs = this.statements.deleteOutputs();
+		if (deleteOutputs != null && !claims.isEmpty()) {
+			deleteOutputs(connection, deleteOutputs, claims);
+		}
+		return claims.size();
 	}
 
-	/** Lock the ids of one batch: SUCCEEDED rows first, then (when included) FAILED rows to fill it. */
-	private List<Long> lockBatch(Connection connection, LocalDateTime cutoff) throws SQLException {
-		List<Long> ids = new ArrayList<>(this.policy.batchSize());
+	private static void deleteOutputs(Connection connection, String sql, List<LockedClaim> claims) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			for (LockedClaim claim : claims) {
+				ps.setString(1, claim.scope());
+				ps.setString(2, claim.key());
+				ps.addBatch();
+			}
+			ps.executeBatch();
+		}
+	}
+
+	/** Lock the claims of one batch: SUCCEEDED rows first, then (when included) FAILED rows to fill it. */
+	private List<LockedClaim> lockBatch(Connection connection, LocalDateTime cutoff) throws SQLException {
+		List<LockedClaim> ids = new ArrayList<>(this.policy.batchSize());
 		for (String lockBatch : this.statements.lockBatches()) {
 			int limit = this.policy.batchSize() - ids.size();
 			if (limit == 0) {
@@ -232,7 +269,7 @@ public final class JdbcRetentionJob {
 				ps.setInt(2, limit);
 				try (ResultSet rs = ps.executeQuery()) {
 					while (rs.next()) {
-						ids.add(rs.getLong(1));
+						ids.add(new LockedClaim(rs.getLong(1), rs.getString(2), rs.getString(3)));
 					}
 				}
 			}
@@ -255,6 +292,10 @@ public final class JdbcRetentionJob {
 			throw new IllegalStateException("Retention of " + this.statements.table() + " " + what + " " + actual
 					+ " rows of the " + expected + " it had locked; the batch was rolled back");
 		}
+	}
+
+	/** A claim row locked by a batch: its id, scope and key. */
+	private record LockedClaim(long id, String scope, String key) {
 	}
 
 }

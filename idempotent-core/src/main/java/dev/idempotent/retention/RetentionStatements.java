@@ -28,15 +28,18 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * @param lockBatches per status removed, SUCCEEDED first: selects and locks the ids of at most one batch of old rows,
- * oldest first, skipping rows locked elsewhere; binds the cutoff (UTC), then the row limit; returns id
+ * oldest first, skipping rows locked elsewhere; binds the cutoff (UTC), then the row limit; returns id, scope and key (the
+ * scope and key find a claim's stored outputs)
  * @param archivePrefix the archive INSERT up to its id list; {@code null} in DELETE mode
  * @param deletePrefix the DELETE up to its id list
  * @param deleteJoinsIds whether the DELETE joins a derived table of the ids (MySQL, MariaDB) instead of listing them
  * in {@code id IN (...)}
  * @param table the idempotency table
+ * @param deleteOutputs deletes the stored outputs of one claim: binds its scope, then its key; {@code null} when
+ * outputs are not stored
  */
 record RetentionStatements(List<String> lockBatches, @Nullable String archivePrefix, String deletePrefix,
-		boolean deleteJoinsIds, TableName table) {
+		boolean deleteJoinsIds, TableName table, @Nullable String deleteOutputs) {
 
 	/** The most ids one archive or delete statement binds. */
 	static final int MAX_IDS = 1000;
@@ -51,8 +54,8 @@ record RetentionStatements(List<String> lockBatches, @Nullable String archivePre
 			boolean includeFailed, boolean fingerprints) {
 		List<Integer> statuses = includeFailed ? List.of(1, 2) : List.of(1);
 		List<String> lockBatches = statuses.stream()
-			.map((status) -> "SELECT id FROM " + table + " WHERE status = " + status + " AND updated_at < ?"
-					+ " ORDER BY updated_at" + dialect.lockBatchClause())
+			.map((status) -> "SELECT id, scope, idempotency_key FROM " + table + " WHERE status = " + status
+					+ " AND updated_at < ? ORDER BY updated_at" + dialect.lockBatchClause())
 			.toList();
 		String columns = fingerprints ? COLUMNS_WITH_FINGERPRINT : COLUMNS;
 		String archivePrefix = (archive != null)
@@ -60,7 +63,7 @@ record RetentionStatements(List<String> lockBatches, @Nullable String archivePre
 				: null;
 		boolean joinsIds = dialect.needsBinaryCollation();
 		String deletePrefix = joinsIds ? "DELETE t FROM (" : "DELETE FROM " + table + " WHERE id IN (";
-		return new RetentionStatements(lockBatches, archivePrefix, deletePrefix, joinsIds, table);
+		return new RetentionStatements(lockBatches, archivePrefix, deletePrefix, joinsIds, table, null);
 	}
 
 	/**
@@ -87,6 +90,15 @@ record RetentionStatements(List<String> lockBatches, @Nullable String archivePre
 
 	private static String placeholders(int ids) {
 		return String.join(", ", Collections.nCopies(ids, "?")) + ")";
+	}
+
+	/**
+	 * Return these statements, also deleting the stored outputs of each removed claim.
+	 * @param outputs the output table
+	 */
+	RetentionStatements withOutputs(TableName outputs) {
+		return new RetentionStatements(this.lockBatches, this.archivePrefix, this.deletePrefix, this.deleteJoinsIds,
+				this.table, "DELETE FROM " + outputs + " WHERE scope = ? AND idempotency_key = ?");
 	}
 
 }

@@ -1,0 +1,112 @@
+package dev.idempotent.output;
+
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Clock;
+import java.time.LocalDateTime;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.jdbc.ColumnTime;
+import dev.idempotent.jdbc.SqlDialect;
+import dev.idempotent.jdbc.TableName;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.BatchPreparedStatementSetter;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * An {@link OutputStore} on a table of its own in the business database (DDL: {@code sql/schema-<db>-output.sql}),
+ * one row per output, keyed by (scope, idempotency_key, sequence_no). Statements run through a {@link JdbcTemplate}
+ * on the business {@link DataSource}, so they join the transaction bound to it (the claim's). Times are UTC on the
+ * given clock. Thread-safe.
+ *
+ * @since 0.2.0
+ */
+public final class JdbcOutputStore implements OutputStore {
+
+	private final JdbcTemplate jdbc;
+
+	private final SqlDialect dialect;
+
+	private final Clock clock;
+
+	private final String insert;
+
+	private final String select;
+
+	/**
+	 * Create a store.
+	 * @param dataSource the business database, never {@code null}
+	 * @param table the output table, never {@code null}
+	 * @param dialect the database's dialect
+	 * @param clock the clock of the created time; its zone is ignored
+	 */
+	public JdbcOutputStore(DataSource dataSource, TableName table, SqlDialect dialect, Clock clock) {
+		this.jdbc = new JdbcTemplate(dataSource);
+		this.dialect = dialect;
+		this.clock = clock;
+		this.insert = "INSERT INTO " + table + " (scope, idempotency_key, sequence_no, topic, target_partition,"
+				+ " record_key, record_value, headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+		this.select = "SELECT topic, target_partition, record_key, record_value, headers FROM " + table
+				+ " WHERE scope = ? AND idempotency_key = ? ORDER BY sequence_no";
+	}
+
+	@Override
+	public void store(ClaimRequest claim, int firstSequence, List<StoredOutput> outputs) {
+		if (outputs.isEmpty()) {
+			return;
+		}
+		LocalDateTime now = ColumnTime.of(this.clock.instant());
+		this.jdbc.batchUpdate(this.insert, new BatchPreparedStatementSetter() {
+
+			@Override
+			public void setValues(PreparedStatement ps, int i) throws SQLException {
+				StoredOutput output = outputs.get(i);
+				ps.setString(1, claim.scope());
+				ps.setString(2, claim.key());
+				ps.setInt(3, firstSequence + i);
+				ps.setString(4, output.topic());
+				if (output.partition() != null) {
+					ps.setInt(5, output.partition());
+				}
+				else {
+					ps.setNull(5, Types.INTEGER);
+				}
+				setBytes(ps, 6, output.key());
+				setBytes(ps, 7, output.value());
+				setBytes(ps, 8, HeaderCodec.encode(output.headers()));
+				JdbcOutputStore.this.dialect.bindTime(ps, 9, now);
+			}
+
+			@Override
+			public int getBatchSize() {
+				return outputs.size();
+			}
+
+		});
+	}
+
+	@Override
+	public List<StoredOutput> load(String scope, String key) {
+		return this.jdbc.query(this.select, (rs, row) -> {
+			int partition = rs.getInt(2);
+			Integer chosen = rs.wasNull() ? null : partition;
+			return new StoredOutput(rs.getString(1), chosen, rs.getBytes(3), rs.getBytes(4),
+					HeaderCodec.decode(rs.getBytes(5)));
+		}, scope, key);
+	}
+
+	private static void setBytes(PreparedStatement ps, int index, byte @Nullable [] bytes) throws SQLException {
+		if (bytes != null) {
+			ps.setBytes(index, bytes);
+		}
+		else {
+			ps.setNull(index, Types.VARBINARY);
+		}
+	}
+
+}

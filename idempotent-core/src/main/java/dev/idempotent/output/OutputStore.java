@@ -1,0 +1,35 @@
+package dev.idempotent.output;
+
+import java.util.List;
+
+import dev.idempotent.claim.ClaimRequest;
+
+/**
+ * Where the outputs of claims are kept: what a listener sent while it ran under a claim, so that an idempotent hit
+ * of the same key can send it again. Outputs are removed together with their claim (by retention).
+ * <p>Implementations are thread-safe.
+ *
+ * @since 0.2.0
+ */
+public interface OutputStore {
+
+	/**
+	 * Store the outputs of a claim, in the transaction active on the business database, so that they commit or roll
+	 * back with the claim. Sequence numbers start at {@code firstSequence}, in list order.
+	 * @param claim the claim that sent them, never {@code null}
+	 * @param firstSequence the sequence number of the first output, 0 for the first outputs of a claim
+	 * @param outputs the outputs, in the order they were sent; nothing is written when empty
+	 * @throws org.springframework.dao.DataAccessException if the database fails
+	 */
+	void store(ClaimRequest claim, int firstSequence, List<StoredOutput> outputs);
+
+	/**
+	 * Load the outputs of a key, in the order they were sent.
+	 * @param scope the claim's scope, never {@code null}
+	 * @param key the claim's idempotency key, never {@code null}
+	 * @return the outputs, empty if the claim stored none (or they were removed)
+	 * @throws org.springframework.dao.DataAccessException if the database fails
+	 */
+	List<StoredOutput> load(String scope, String key);
+
+}
