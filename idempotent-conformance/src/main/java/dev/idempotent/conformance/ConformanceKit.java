@@ -52,6 +52,10 @@ public final class ConformanceKit {
 	 * @return the exit status
 	 */
 	static int run(String[] args, Map<String, String> environment, PrintStream out) {
+		if (java.util.Arrays.asList(args).contains("--help")) {
+			out.print(KitOptions.USAGE);
+			return CONFORMANT;
+		}
 		KitOptions options;
 		try {
 			options = KitOptions.parse(args, environment);

@@ -41,6 +41,7 @@ public record KitOptions(String url, String user, String password, String tableP
 			                        to run if tables with this prefix exist that it did not create
 			  --checks=all|quick    all checks (default) or a representative subset (about a third of the time)
 			  --dialect=ID          mysql, mariadb, postgresql or h2, when detection names your database wrongly
+			  --help                this text
 
 			Exit status: 0 conformant, 1 not conformant, 2 refused or bad arguments.
 			""";

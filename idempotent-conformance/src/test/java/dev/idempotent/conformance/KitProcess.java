@@ -29,19 +29,25 @@ final class KitProcess {
 	static Result run(TestDatabases.Connection database, String... args) throws IOException, InterruptedException {
 		Path jar = jar();
 		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-jar", jar.toString(), "--url=" + database.url(), "--user=" + database.user()));
+				"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", jar.toString(), "--url=" + database.url(), "--user=" + database.user()));
 		command.addAll(List.of(args));
 		ProcessBuilder builder = new ProcessBuilder(command).directory(jar.getParent().toFile()).redirectErrorStream(true);
 		builder.environment().put(KitOptions.PASSWORD_VARIABLE, database.password());
 		Process process = builder.start();
 		byte[] output = process.getInputStream().readAllBytes();
 		assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
-		return new Result(process.exitValue(), new String(output, StandardCharsets.UTF_8));
+		String report = new String(output, StandardCharsets.UTF_8);
+		// kept for reading after the build: target/kit-report-<database>.txt
+		Files.writeString(jar.getParent().resolve("kit-report-" + database.url().split(":")[1] + ".txt"), report);
+		return new Result(process.exitValue(), report);
 	}
 
 	private static Path jar() throws IOException {
 		try (Stream<Path> files = Files.list(Path.of("target"))) {
-			return files.filter((file) -> file.getFileName().toString().matches("idempotent-conformance-.*\\.jar"))
+			return files.map((file) -> file.getFileName().toString())
+				.filter((name) -> name.matches("idempotent-conformance-.*\\.jar")
+						&& !name.matches(".*-(sources|javadoc|tests)\\.jar"))
+				.map((name) -> Path.of("target", name))
 				.findFirst()
 				.orElseThrow(() -> new IllegalStateException("the kit jar is built before the tests (process-test-classes)"))
 				.toAbsolutePath();

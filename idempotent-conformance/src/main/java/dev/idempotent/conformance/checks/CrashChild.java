@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.util.Map;
+import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -25,8 +26,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * the claim's transaction, and then either stops before acknowledging (is killed there) or reports the outcome.
  * <p>Arguments: {@code mode claimTable businessTable key}; modes: {@code hang-after-commit} (print
  * {@value #COMMITTED} once the transaction committed, then wait forever instead of acknowledging),
- * {@code hang-inside} (print {@value #INSIDE} with the transaction open, then wait forever), {@code restart} (claim
- * again and print {@code OUTCOME processed|hit}). The database is read from {@code IDEMPOTENT_KIT_URL},
+ * {@code hang-inside} (print {@value #INSIDE} with the transaction open, then wait forever); a process that is not
+ * killed prints {@code OUTCOME processed|hit}. The database is read from {@code IDEMPOTENT_KIT_URL},
  * {@code _USER}, {@code _PASSWORD} and {@code _DIALECT}.
  */
 public final class CrashChild {
@@ -51,28 +52,37 @@ public final class CrashChild {
 				env.getOrDefault("IDEMPOTENT_KIT_PASSWORD", ""));
 		SqlDialect dialect = SqlDialect.fromId(env.get("IDEMPOTENT_KIT_DIALECT"));
 		String mode = args[0];
-		TableName claimTable = new TableName(args[1]);
-		TableName businessTable = new TableName(args[2]);
-		String key = args[3];
-		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(
-				new JdbcClaimStore(dataSource, claimTable, dialect, Clock.systemUTC()),
-				new DataSourceTransactionManager(dataSource), ClaimListener.NO_OP, 5);
-		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 		PrintStream out = System.out;
-		ClaimOutcome<String> outcome = executor.execute(new ClaimRequest("crash-check", key,
-				new DeliverySource("orders", 0, 7)), () -> {
-					jdbc.update("INSERT INTO " + businessTable + " (id, order_id) VALUES (?, ?)",
-							java.util.UUID.randomUUID().toString(), key);
-					if (mode.equals("hang-inside")) {
-						signalAndWait(out, INSIDE);
-					}
-					return "booked";
+		ClaimOutcome<String> outcome = claim(dataSource, dialect, new TableName(args[1]), new TableName(args[2]), args[3],
+				mode.equals("hang-inside") ? () -> signalAndWait(out, INSIDE) : () -> {
 				});
 		if (mode.equals("hang-after-commit")) {
 			signalAndWait(out, COMMITTED);
 		}
-		out.println(OUTCOME + ((outcome instanceof ClaimOutcome.Processed) ? "processed" : "hit"));
+		out.println(OUTCOME + describe(outcome));
 		out.flush();
+	}
+
+	/**
+	 * Claim a key as a listener would: in one transaction, the claim and one business row; {@code inside} runs
+	 * after the business write, before the commit.
+	 */
+	static ClaimOutcome<String> claim(DataSource dataSource, SqlDialect dialect, TableName claimTable,
+			TableName businessTable, String key, Runnable inside) throws Throwable {
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(
+				new JdbcClaimStore(dataSource, claimTable, dialect, Clock.systemUTC()),
+				new DataSourceTransactionManager(dataSource), ClaimListener.NO_OP, 5);
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		return executor.execute(new ClaimRequest("crash-check", key, new DeliverySource("orders", 0, 7)), () -> {
+			jdbc.update("INSERT INTO " + businessTable + " (id, order_id) VALUES (?, ?)", UUID.randomUUID().toString(),
+					key);
+			inside.run();
+			return "booked";
+		});
+	}
+
+	static String describe(ClaimOutcome<String> outcome) {
+		return (outcome instanceof ClaimOutcome.Processed) ? "processed" : "hit";
 	}
 
 	/** Tell the parent where this process is, then wait for a kill -9 (the acknowledgment never comes). */
