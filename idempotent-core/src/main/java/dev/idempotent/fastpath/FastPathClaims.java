@@ -187,11 +187,11 @@ public final class FastPathClaims {
 
 	private RememberAfterCommit synchronization() {
 		for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
-			if (synchronization instanceof RememberAfterCommit remember) {
+			if (synchronization instanceof RememberAfterCommit remember && remember.ownedBy(this)) {
 				return remember;
 			}
 		}
-		RememberAfterCommit remember = new RememberAfterCommit(this::remember);
+		RememberAfterCommit remember = new RememberAfterCommit(this, this::remember);
 		TransactionSynchronizationManager.registerSynchronization(remember);
 		return remember;
 	}

@@ -19,10 +19,21 @@ final class RememberAfterCommit implements TransactionSynchronization {
 
 	private final Set<List<String>> excluded = new HashSet<>();
 
+	private final Object owner;
+
 	private final Consumer<List<RememberedClaim>> remember;
 
-	RememberAfterCommit(Consumer<List<RememberedClaim>> remember) {
+	/**
+	 * @param owner the fast path whose claims these are (one transaction may hold claims of several)
+	 * @param remember passes the committed claims on
+	 */
+	RememberAfterCommit(Object owner, Consumer<List<RememberedClaim>> remember) {
+		this.owner = owner;
 		this.remember = remember;
+	}
+
+	boolean ownedBy(Object candidate) {
+		return this.owner == candidate;
 	}
 
 	void add(RememberedClaim claim) {
