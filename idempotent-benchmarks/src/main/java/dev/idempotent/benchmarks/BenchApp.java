@@ -21,6 +21,11 @@ public class BenchApp {
 	public static final String CHECK = "bench.check";
 
 	@Bean
+	static StatementCounter statementCounter() {
+		return new StatementCounter();
+	}
+
+	@Bean
 	Deliveries deliveries() {
 		return new Deliveries();
 	}

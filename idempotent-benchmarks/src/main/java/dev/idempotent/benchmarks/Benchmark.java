@@ -111,8 +111,11 @@ public final class Benchmark {
 		awaitLeaders(brokers, topic);
 		String group = variant.name().toLowerCase() + "-" + run;
 		int seeded = ReplayVariants.replays(variant) ? seed(variant, settings, brokers, topic, group) : 0;
+		String dbUrl = variant.driverSettings
+				? settings.dbUrl() + (settings.dbUrl().contains("?") ? "&" : "?") + Variant.DRIVER_URL_PARAMETERS
+				: settings.dbUrl();
 		List<String> arguments = new ArrayList<>(List.of("--spring.main.banner-mode=off",
-				"--spring.kafka.bootstrap-servers=" + brokers, "--spring.datasource.url=" + settings.dbUrl(),
+				"--spring.kafka.bootstrap-servers=" + brokers, "--spring.datasource.url=" + dbUrl,
 				"--spring.datasource.username=" + settings.dbUser(), "--spring.datasource.password=" + settings.dbPassword(),
 				"--spring.datasource.hikari.maximum-pool-size=" + (settings.concurrency() + 2),
 				"--spring.kafka.consumer.auto-offset-reset=earliest",
@@ -127,6 +130,10 @@ public final class Benchmark {
 		if (seeded > 0) {
 			arguments.add("--spring.kafka.listener.auto-startup=false");
 		}
+		if (variant.driverSettings) {
+			arguments.add("--spring.datasource.hikari.auto-commit=false");
+		}
+		arguments.addAll(variant.arguments);
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(BenchApp.class, variant.configuration)
 			.web(WebApplicationType.NONE)
 			.run(arguments.toArray(String[]::new))) {
@@ -143,6 +150,8 @@ public final class Benchmark {
 			containers.forEach(MessageListenerContainer::pause);
 			awaitUntil("paused", () -> containers.stream().allMatch(MessageListenerContainer::isContainerPaused));
 			int total = (seeded > 0) ? seeded : produce(brokers, topic, settings);
+			StatementCounter counter = context.getBean(StatementCounter.class);
+			counter.reset();
 			containers.forEach(MessageListenerContainer::resume);
 			Deliveries deliveries = context.getBean(Deliveries.class);
 			try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brokers))) {
@@ -155,8 +164,11 @@ public final class Benchmark {
 			Timer latency = latency(context.getBean(MeterRegistry.class), variant);
 			System.gc();
 			long heapMb = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / (1024 * 1024);
+			long statements = counter.statements();
+			long commits = counter.commits();
 			return new Result(variant, total, deliveries.elapsed(), percentile(latency, 0.5), percentile(latency, 0.99),
-					ledger.duplicatesTakenEffect(), settings.records() - ledger.distinctOrders(), heapMb);
+					ledger.duplicatesTakenEffect(), settings.records() - ledger.distinctOrders(), heapMb,
+					(double) statements / total, (double) commits / total);
 		}
 	}
 
@@ -367,7 +379,7 @@ public final class Benchmark {
 	 * One variant's numbers.
 	 */
 	record Result(Variant variant, int records, Duration elapsed, Duration p50, Duration p99, long duplicatesTakenEffect,
-			long missing, long heapMb) {
+			long missing, long heapMb, double statementsPerRecord, double commitsPerRecord) {
 
 		double recordsPerSecond() {
 			return this.records / (this.elapsed.toNanos() / 1e9);

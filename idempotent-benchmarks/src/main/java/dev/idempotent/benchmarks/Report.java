@@ -23,21 +23,47 @@ final class Report {
 				+ " variant), %.0f%% re-sent at once on another partition, %d partitions, %d consumer threads, database"
 				+ " %s%n%n", settings.records(), settings.rounds(), settings.warmup(), settings.duplicates() * 100,
 				settings.partitions(), settings.concurrency(), settings.dbUrl()));
-		table.append("| variant | records/s | × variant 1 | range records/s | check p50 ms | check p99 ms"
-				+ " | duplicates that took effect | orders missing | heap after (MB) |\n"
-				+ "|---|---|---|---|---|---|---|---|---|\n");
+		table.append("| variant | records/s | × variant 1 | range records/s | statements/record | commits/record"
+				+ " | check p50 ms | check p99 ms | duplicates that took effect | orders missing | heap after (MB) |\n"
+				+ "|---|---|---|---|---|---|---|---|---|---|---|\n");
 		results.forEach((variant, rounds) -> {
 			Benchmark.Result median = median(rounds);
 			boolean checks = variant != Variant.PLAIN;
-			table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %,.0f–%,.0f | %s | %s | %d | %d | %d |%n",
+			table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %,.0f–%,.0f | %.2f | %.3f | %s | %s | %d | %d | %d |%n",
 					variant.title, median.recordsPerSecond(), median.recordsPerSecond() / ceiling,
 					rounds.stream().mapToDouble(Benchmark.Result::recordsPerSecond).min().orElse(0),
 					rounds.stream().mapToDouble(Benchmark.Result::recordsPerSecond).max().orElse(0),
+					median.statementsPerRecord(), median.commitsPerRecord(),
 					checks ? millis(median.p50()) : "–", checks ? millis(median.p99()) : "–",
 					rounds.stream().mapToLong(Benchmark.Result::duplicatesTakenEffect).max().orElse(0),
 					rounds.stream().mapToLong(Benchmark.Result::missing).max().orElse(0), median.heapMb()));
 		});
+		table.append(ratio(results, Variant.IDEMPOTENT_GROUP_COMMIT, Variant.PLAIN,
+				"group commit (2b) × plain single-record listener (1), target ≥ 8"));
+		table.append(ratio(results, Variant.IDEMPOTENT_GROUP_COMMIT, Variant.IDEMPOTENT,
+				"group commit (2b) × @IdempotentListener single records (2)"));
+		table.append(ratio(results, Variant.IDEMPOTENT_BATCH_500, Variant.PLAIN_BATCH_500,
+				"batches of 500 (3b) × plain batch listener (1b), target ≥ 0.85"));
 		return table.toString();
+	}
+
+	/** A line with the ratio of two variants' median records/s, the same round's ranges, if both ran. */
+	private static String ratio(Map<Variant, List<Benchmark.Result>> results, Variant variant, Variant base,
+			String what) {
+		if (!results.containsKey(variant) || !results.containsKey(base)) {
+			return "";
+		}
+		List<Benchmark.Result> of = results.get(variant);
+		List<Benchmark.Result> against = results.get(base);
+		double min = Double.MAX_VALUE;
+		double max = 0;
+		for (int round = 0; round < Math.min(of.size(), against.size()); round++) {
+			double r = of.get(round).recordsPerSecond() / against.get(round).recordsPerSecond();
+			min = Math.min(min, r);
+			max = Math.max(max, r);
+		}
+		return String.format(Locale.ROOT, "%n%s: %.2f (medians), %.2f–%.2f (same round)%n", what,
+				median(of).recordsPerSecond() / median(against).recordsPerSecond(), min, max);
 	}
 
 	private static Benchmark.Result median(List<Benchmark.Result> rounds) {

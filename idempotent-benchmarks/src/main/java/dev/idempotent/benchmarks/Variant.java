@@ -5,11 +5,24 @@ enum Variant {
 
 	PLAIN("1. plain @KafkaListener, no deduplication (ceiling)", Variants.Plain.class, 0, false),
 
+	PLAIN_BATCH_500("1b. plain batch @KafkaListener, batches of 500, the batch write of 3, no deduplication (batch ceiling)",
+			Variants.PlainBatch.class, 500, false),
+
 	IDEMPOTENT("2. @IdempotentListener, single records", Variants.Idempotent.class, 0, true),
+
+	IDEMPOTENT_GROUP_COMMIT("2b. = 2, group commit (idempotent.group-commit.enabled=true, code unchanged)",
+			Variants.Idempotent.class, 0, true, false, "--idempotent.group-commit.enabled=true"),
+
+	IDEMPOTENT_DRIVER("2c. = 2 with the driver settings", Variants.Idempotent.class, 0, true, true),
+
+	IDEMPOTENT_GROUP_COMMIT_DRIVER("2d. = 2b with the driver settings", Variants.Idempotent.class, 0, true, true,
+			"--idempotent.group-commit.enabled=true"),
 
 	IDEMPOTENT_BATCH_100("3a. @IdempotentListener, batches of 100", Variants.IdempotentBatch.class, 100, true),
 
 	IDEMPOTENT_BATCH_500("3b. @IdempotentListener, batches of 500", Variants.IdempotentBatch.class, 500, true),
+
+	IDEMPOTENT_BATCH_500_DRIVER("3c. = 3b with the driver settings", Variants.IdempotentBatch.class, 500, true, true),
 
 	SELECT_THEN_INSERT("4. SELECT-then-INSERT in the transaction", Variants.SelectThenInsert.class, 0, false),
 
@@ -32,11 +45,32 @@ enum Variant {
 
 	final boolean library;
 
+	/**
+	 * Whether the run uses the driver settings the docs recommend: {@link #DRIVER_URL_PARAMETERS} on the JDBC URL and a
+	 * pool whose connections are not in auto-commit mode (the transaction manager then skips two round trips per
+	 * transaction).
+	 */
+	final boolean driverSettings;
+
+	/** Extra application arguments. */
+	final java.util.List<String> arguments;
+
+	/** The driver settings added to the JDBC URL of {@link #driverSettings} variants (mysql-connector-j). */
+	static final String DRIVER_URL_PARAMETERS = "cachePrepStmts=true&useServerPrepStmts=true&prepStmtCacheSize=250"
+			+ "&prepStmtCacheSqlLimit=65536";
+
 	Variant(String title, Class<?> configuration, int batchSize, boolean library) {
+		this(title, configuration, batchSize, library, false);
+	}
+
+	Variant(String title, Class<?> configuration, int batchSize, boolean library, boolean driverSettings,
+			String... arguments) {
 		this.title = title;
 		this.configuration = configuration;
 		this.batchSize = batchSize;
 		this.library = library;
+		this.driverSettings = driverSettings;
+		this.arguments = java.util.List.of(arguments);
 	}
 
 }

@@ -60,7 +60,42 @@ final class Variants {
 
 	}
 
-	/** 2. {@code @IdempotentListener}, one record per transaction. */
+	/**
+	 * 1b. A plain batch listener with the same batch business write as 3 ({@link BenchLedger#creditAll}), in one
+	 * transaction per poll, no deduplication: the ceiling for batches.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class PlainBatch {
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
+				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
+			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			configurer.configure(factory, consumers);
+			factory.setBatchListener(true);
+			return factory;
+		}
+
+		@Bean
+		Listener plainBatchListener(BenchLedger ledger, TransactionTemplate transactions, Deliveries deliveries) {
+			return new Listener(ledger, transactions, deliveries);
+		}
+
+		record Listener(BenchLedger ledger, TransactionTemplate transactions, Deliveries deliveries) {
+
+			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}", containerFactory = "batchFactory",
+					properties = "max.poll.records=${bench.batch-size}")
+			public void on(List<ConsumerRecord<String, String>> records) {
+				this.transactions.executeWithoutResult((status) -> this.ledger
+					.creditAll(records.stream().map((record) -> new String[] { key(record), record.value() }).toList()));
+				this.deliveries.delivered(records.size());
+			}
+
+		}
+
+	}
+
+	/** 2. {@code @IdempotentListener}, one record per transaction (2b: with group commit). */
 	@Configuration(proxyBeanMethods = false)
 	static class Idempotent {
 

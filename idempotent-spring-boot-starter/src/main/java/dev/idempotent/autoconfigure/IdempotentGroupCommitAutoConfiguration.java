@@ -6,11 +6,13 @@ import dev.idempotent.kafka.GroupCommitInstaller;
 import dev.idempotent.kafka.ListenerMethods;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -28,6 +30,7 @@ import org.springframework.util.function.SingletonSupplier;
 public class IdempotentGroupCommitAutoConfiguration {
 
 	@Bean(GroupCommitInstaller.BEAN_NAME)
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE) // looked up while post-processors are registered: no WARN for that
 	static GroupCommitInstaller idempotentGroupCommitInstaller(Environment environment,
 			ObjectProvider<ListenerMethods> methods, ObjectProvider<TransactionalClaimExecutor> executor) {
 		IdempotentGroupCommitProperties properties = Binder.get(environment)
