@@ -214,7 +214,10 @@ public final class JdbcRetentionJob {
 			if (archiveRows != null) {
 				expect(update(connection, archiveRows, chunk), chunk.size(), "archived");
 			}
-			expect(update(connection, this.statements.deleteRows(chunk.size()), chunk), chunk.size(), "deleted");
+			String deleteRows = this.statements.deleteRows(chunk.size());
+			int deleted = this.statements.deleteJoinsIds() ? updateJson(connection, deleteRows, chunk)
+					: update(connection, deleteRows, chunk);
+			expect(deleted, chunk.size(), "deleted");
 		}
 		return ids.size();
 	}
@@ -246,6 +249,14 @@ public final class JdbcRetentionJob {
 			for (int i = 0; i < ids.size(); i++) {
 				ps.setLong(i + 1, ids.get(i));
 			}
+			return ps.executeUpdate();
+		}
+	}
+
+	/** Run a statement that binds a list of ids as one JSON array; the rows changed. */
+	private static int updateJson(Connection connection, String sql, List<Long> ids) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			ps.setString(1, ids.toString());
 			return ps.executeUpdate();
 		}
 	}
