@@ -236,7 +236,10 @@ public final class JdbcRetentionJob {
 			if (archiveRows != null) {
 				expect(update(connection, archiveRows, ids), ids.size(), "archived");
 			}
-			expect(update(connection, this.statements.deleteRows(ids.size()), ids), ids.size(), "deleted");
+			String deleteRows = this.statements.deleteRows(ids.size());
+			int deleted = this.statements.deleteJoinsIds() ? updateJson(connection, deleteRows, ids)
+					: update(connection, deleteRows, ids);
+			expect(deleted, ids.size(), "deleted");
 		}
 		String deleteOutputs = this.statements.deleteOutputs();
 		if (deleteOutputs != null && !claims.isEmpty()) {
@@ -283,6 +286,14 @@ public final class JdbcRetentionJob {
 			for (int i = 0; i < ids.size(); i++) {
 				ps.setLong(i + 1, ids.get(i));
 			}
+			return ps.executeUpdate();
+		}
+	}
+
+	/** Run a statement that binds a list of ids as one JSON array; the rows changed. */
+	private static int updateJson(Connection connection, String sql, List<Long> ids) throws SQLException {
+		try (PreparedStatement ps = connection.prepareStatement(sql)) {
+			ps.setString(1, ids.toString());
 			return ps.executeUpdate();
 		}
 	}

@@ -23,17 +23,18 @@ import org.jspecify.annotations.Nullable;
  * <li>on PostgreSQL and H2 rows are deleted the same way. On MySQL and MariaDB, InnoDB plans a
  * {@code DELETE ... WHERE id IN (...)} of a small table as a scan, and a scanning DELETE waits for every row another
  * transaction holds, even rows it will not delete (a claim in progress then blocks the job until its lock-wait
- * timeout); single-table DELETE takes no index hint. There the ids are a derived table joined first
- * ({@code STRAIGHT_JOIN}) to the idempotency table, which is then read by primary key only ({@code eq_ref}).</li>
+ * timeout); single-table DELETE takes no index hint. There the ids are bound as one JSON array, turned into rows by
+ * {@code JSON_TABLE} (MySQL 8, MariaDB 10.6) and joined first ({@code STRAIGHT_JOIN}) to the idempotency table, which
+ * is then read by primary key only ({@code eq_ref}); one parameter also keeps the statement short to parse.</li>
  * </ul>
  *
  * @param lockBatches per status removed, SUCCEEDED first: selects and locks the ids of at most one batch of old rows,
- * oldest first, skipping rows locked elsewhere; binds the cutoff (UTC), then the row limit; returns id, scope and key (the
- * scope and key find a claim's stored outputs)
+ * oldest first, skipping rows locked elsewhere; binds the cutoff (UTC), then the row limit; returns id, scope and
+ * key (the scope and key find a claim's stored outputs)
  * @param archivePrefix the archive INSERT up to its id list; {@code null} in DELETE mode
  * @param deletePrefix the DELETE up to its id list
- * @param deleteJoinsIds whether the DELETE joins a derived table of the ids (MySQL, MariaDB) instead of listing them
- * in {@code id IN (...)}
+ * @param deleteJoinsIds whether the DELETE binds the ids as one JSON array joined to the table (MySQL, MariaDB)
+ * instead of listing them in {@code id IN (...)}
  * @param table the idempotency table
  * @param deleteOutputs deletes the stored outputs of one claim: binds its scope, then its key; {@code null} when
  * outputs are not stored
@@ -62,7 +63,8 @@ record RetentionStatements(List<String> lockBatches, @Nullable String archivePre
 				? "INSERT INTO " + archive + " (" + columns + ") SELECT " + columns + " FROM " + table + " WHERE id IN ("
 				: null;
 		boolean joinsIds = dialect.needsBinaryCollation();
-		String deletePrefix = joinsIds ? "DELETE t FROM (" : "DELETE FROM " + table + " WHERE id IN (";
+		String deletePrefix = joinsIds ? "DELETE t FROM JSON_TABLE(?, '$[*]' COLUMNS (id BIGINT PATH '$')) AS ids"
+				+ " STRAIGHT_JOIN " + table + " AS t ON t.id = ids.id" : "DELETE FROM " + table + " WHERE id IN (";
 		return new RetentionStatements(lockBatches, archivePrefix, deletePrefix, joinsIds, table, null);
 	}
 
@@ -78,14 +80,10 @@ record RetentionStatements(List<String> lockBatches, @Nullable String archivePre
 	/**
 	 * Render the delete statement of {@code ids} ids.
 	 * @param ids how many ids it binds, 1 to {@value #MAX_IDS}
-	 * @return the statement
+	 * @return the statement; when {@link #deleteJoinsIds()} it binds one parameter, the ids as a JSON array
 	 */
 	String deleteRows(int ids) {
-		if (this.deleteJoinsIds) {
-			return this.deletePrefix + String.join(" UNION ALL ", Collections.nCopies(ids, "SELECT ? AS id"))
-					+ ") AS ids STRAIGHT_JOIN " + this.table + " AS t ON t.id = ids.id";
-		}
-		return this.deletePrefix + placeholders(ids);
+		return this.deleteJoinsIds ? this.deletePrefix : this.deletePrefix + placeholders(ids);
 	}
 
 	private static String placeholders(int ids) {

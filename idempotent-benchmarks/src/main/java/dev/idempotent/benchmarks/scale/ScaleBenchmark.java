@@ -65,14 +65,15 @@ public final class ScaleBenchmark {
 
 	private final JdbcTemplate jdbc;
 
-	private final TableName table = new TableName("scale_claim");
+	private final TableName table;
 
 	private final TransactionalClaimExecutor claims;
 
 	private final DeliverySource source = new DeliverySource("payments", 3, 42);
 
-	private ScaleBenchmark(SqlDialect dialect, HikariDataSource dataSource) {
+	private ScaleBenchmark(SqlDialect dialect, HikariDataSource dataSource, TableName table) {
 		this.dialect = dialect;
+		this.table = table;
 		this.dataSource = dataSource;
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.claims = new TransactionalClaimExecutor(
@@ -89,7 +90,8 @@ public final class ScaleBenchmark {
 		SqlDialect dialect = SqlDialect.fromId(options.getOrDefault("db", "mariadb"));
 		createDatabase(dialect, options);
 		try (HikariDataSource dataSource = pool(dialect, options, url(dialect, options, "scale"))) {
-			ScaleBenchmark benchmark = new ScaleBenchmark(dialect, dataSource);
+			ScaleBenchmark benchmark = new ScaleBenchmark(dialect, dataSource,
+					new TableName(options.getOrDefault("table", "scale_claim")));
 			List<Long> sizes = new ArrayList<>();
 			for (String size : options.getOrDefault("sizes", "1000000,10000000").split(",")) {
 				sizes.add(Long.parseLong(size.trim()));
@@ -125,8 +127,9 @@ public final class ScaleBenchmark {
 		this.jdbc.execute("DROP TABLE IF EXISTS " + this.table);
 		if (layout.equals("natural")) {
 			String ddl = new SchemaInitializer(this.dataSource, this.table, this.dialect).ddl()
-				.replace("PRIMARY KEY (id),", "PRIMARY KEY (scope, idempotency_key), UNIQUE KEY uk_scale_claim_id (id),")
-				.replace("UNIQUE KEY uk_scale_claim_scope_key (scope, idempotency_key),", "");
+				.replace("PRIMARY KEY (id),", "PRIMARY KEY (scope, idempotency_key), UNIQUE KEY uk_" + this.table.simpleName()
+						+ "_id (id),")
+				.replace("UNIQUE KEY uk_" + this.table.simpleName() + "_scope_key (scope, idempotency_key),", "");
 			this.jdbc.execute(ddl.substring(ddl.indexOf("CREATE TABLE")));
 		}
 		else {
@@ -139,6 +142,7 @@ public final class ScaleBenchmark {
 		singleClaims();
 		batchClaims();
 		hits();
+		pagesPerLookup();
 		bytesPerRow(size);
 		operations();
 		retention(size);
@@ -221,6 +225,53 @@ public final class ScaleBenchmark {
 		}
 		print("hit (existing key), 1 thread: p50 %.2f ms, p99 %.2f ms%n", latencies.percentileMillis(50),
 				latencies.percentileMillis(99));
+	}
+
+	/**
+	 * Pages (buffers) the database touches to look one key up by (scope, key), as its own statistics count them
+	 * (MariaDB: ANALYZE FORMAT=JSON r_engine_stats.pages_accessed; PostgreSQL: EXPLAIN (ANALYZE, BUFFERS)): the depth
+	 * of the B-trees a claim descends, which does not depend on how loaded the machine is.
+	 */
+	private void pagesPerLookup() {
+		long maxId = this.jdbc.queryForObject("SELECT MAX(id) FROM " + this.table, Long.class);
+		double existing = 0;
+		double absent = 0;
+		boolean absentCounted = true;
+		int samples = 100;
+		for (int i = 0; i < samples; i++) {
+			List<Map<String, Object>> rows = List.of();
+			while (rows.isEmpty()) {
+				rows = this.jdbc.queryForList("SELECT scope, idempotency_key FROM " + this.table + " WHERE id = ?",
+						1 + ThreadLocalRandom.current().nextLong(maxId));
+			}
+			existing += pages((String) rows.get(0).get("scope"), (String) rows.get(0).get("idempotency_key"));
+			long absentPages = pages(ScaleFill.SCOPES.get(i % 4), UUID.randomUUID().toString());
+			absentCounted &= absentPages >= 0;
+			absent += absentPages;
+		}
+		print("pages per key lookup (mean of %d): existing key %.1f, absent key %s%n", samples, existing / samples,
+				absentCounted ? String.format("%.1f", absent / samples) : "not reported by the database");
+	}
+
+	private long pages(String scope, String key) {
+		boolean postgres = this.dialect == SqlDialect.POSTGRESQL;
+		String sql = (postgres ? "EXPLAIN (ANALYZE, BUFFERS) " : "ANALYZE FORMAT=JSON ")
+				+ "SELECT status, created_at FROM " + this.table + " WHERE scope = ? AND idempotency_key = ?";
+		String plan = String.join("\n", this.jdbc.queryForList(sql, String.class, scope, key));
+		java.util.regex.Matcher matcher = java.util.regex.Pattern
+			.compile(postgres ? "Buffers: shared((?: \\w+=\\d+)+)" : "\"pages_accessed\": (\\d+)")
+			.matcher(plan);
+		if (!matcher.find()) {
+			return -1;
+		}
+		if (!postgres) {
+			return Long.parseLong(matcher.group(1));
+		}
+		long pages = 0;
+		for (String counter : matcher.group(1).trim().split(" ")) {
+			pages += Long.parseLong(counter.substring(counter.indexOf('=') + 1));
+		}
+		return pages;
 	}
 
 	private void bytesPerRow(long size) {
