@@ -101,11 +101,30 @@ public class LeasedClaimExecutor {
 	 */
 	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, Duration lease,
 			ClaimedWork<T> work) throws Throwable {
-		return this.observer.observe(request, ClaimMode.LEASED, () -> leaseAndRun(request, lease, work));
+		return execute(request, lease, work, () -> {
+		});
+	}
+
+	/**
+	 * Like {@link #execute(ClaimRequest, Duration, ClaimedWork)}, with a step that runs in the completion's
+	 * transaction, after SUCCEEDED was written and only if it was (the lease was still held), for writes that belong
+	 * to the completion, such as the work's outputs.
+	 * @param request what to claim
+	 * @param lease how long the lease lasts; longer than the work's longest run
+	 * @param work the side effect
+	 * @param completion runs in the completion's transaction; a failure rolls the completion back and is thrown
+	 * @param <T> the work's result type
+	 * @return as {@link #execute(ClaimRequest, Duration, ClaimedWork)}
+	 * @throws Throwable as {@link #execute(ClaimRequest, Duration, ClaimedWork)}, or what {@code completion} threw
+	 * @since 0.2.0
+	 */
+	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, Duration lease,
+			ClaimedWork<T> work, Runnable completion) throws Throwable {
+		return this.observer.observe(request, ClaimMode.LEASED, () -> leaseAndRun(request, lease, work, completion));
 	}
 
 	private <T extends @Nullable Object> ClaimOutcome<T> leaseAndRun(ClaimRequest request, Duration lease,
-			ClaimedWork<T> work) throws Throwable {
+			ClaimedWork<T> work, Runnable completion) throws Throwable {
 		long start = System.nanoTime();
 		LeaseResult result = claim(request, lease);
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
@@ -137,7 +156,13 @@ public class LeasedClaimExecutor {
 			throw ex;
 		}
 		boolean completed = this.ownTransaction.run(() -> "the completion of " + request,
-				() -> this.store.completeLease(request, acquired.attempt()));
+				() -> {
+					boolean done = this.store.completeLease(request, acquired.attempt());
+					if (done) {
+						completion.run();
+					}
+					return done;
+				});
 		if (!completed) {
 			logger.warn("Lease on scope={} key={} expired before the work finished and was taken over by another "
 					+ "consumer; the side effect may run again under the same key. Increase the lease.",

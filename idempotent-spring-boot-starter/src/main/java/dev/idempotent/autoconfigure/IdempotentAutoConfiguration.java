@@ -7,6 +7,8 @@ import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.capture.ClaimOutputs;
+import dev.idempotent.capture.OutputRejectedException;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.ConflictLog;
 import dev.idempotent.claim.FailureRecorder;
@@ -98,7 +100,8 @@ import org.springframework.util.function.SingletonSupplier;
 		KafkaAutoConfiguration.class })
 @ConditionalOnClass({ EnableKafka.class, JdbcTemplate.class })
 @ConditionalOnBean(DataSource.class)
-@EnableConfigurationProperties({ IdempotentProperties.class, IdempotentForensicsProperties.class })
+@EnableConfigurationProperties({ IdempotentProperties.class, IdempotentForensicsProperties.class,
+		IdempotentOutputsProperties.class })
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public class IdempotentAutoConfiguration {
 
@@ -112,9 +115,13 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotentSchemaInitialization idempotentSchemaInitialization(DataSource dataSource, SqlDialect dialect,
-			IdempotentProperties properties, ObjectProvider<IdempotentRetentionProperties> retention) {
+			IdempotentProperties properties, ObjectProvider<IdempotentRetentionProperties> retention,
+			IdempotentOutputsProperties outputs) {
 		List<SchemaInitializer> initializers = new ArrayList<>();
 		initializers.add(new SchemaInitializer(dataSource, table(properties), dialect));
+		if (outputs.isEnabled()) {
+			initializers.add(SchemaInitializer.outputs(dataSource, outputs.table(table(properties)), dialect));
+		}
 		TableName archive = IdempotentRetentionAutoConfiguration.archiveTable(properties, retention.getIfAvailable());
 		if (archive != null) {
 			initializers.add(SchemaInitializer.archive(dataSource, archive, dialect));
@@ -127,9 +134,12 @@ public class IdempotentAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	IdempotentSchemaValidation idempotentSchemaValidation(DataSource dataSource, SqlDialect dialect,
 			IdempotentProperties properties, IdempotentForensicsProperties forensics,
-			ObjectProvider<IdempotentRetentionProperties> retention) {
+			ObjectProvider<IdempotentRetentionProperties> retention, IdempotentOutputsProperties outputs) {
 		SchemaValidator validator = new SchemaValidator(dataSource, table(properties), dialect,
 				properties.getMaxKeyLength(), forensics.getFingerprint().isEnabled());
+		if (outputs.isEnabled()) {
+			validator = validator.withOutputs(outputs.table(table(properties)));
+		}
 		TableName archive = IdempotentRetentionAutoConfiguration.archiveTable(properties, retention.getIfAvailable());
 		return new IdempotentSchemaValidation((archive != null) ? validator.withArchive(archive) : validator,
 				properties.getJdbc().getSchemaValidation());
@@ -204,12 +214,14 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	static IdempotentListenerPostProcessor idempotentListenerPostProcessor(ObjectProvider<ListenerMethods> methods,
 			ObjectProvider<TransactionalClaimExecutor> executor, ObjectProvider<LeasedClaimExecutor> leasedExecutor,
-			ObjectProvider<ClaimListener> listeners, ObjectProvider<LateRecordGuard> lateRecords) {
+			ObjectProvider<ClaimListener> listeners, ObjectProvider<LateRecordGuard> lateRecords,
+			ObjectProvider<ClaimOutputs> outputs) {
 		Supplier<ClaimListener> claimListener = SingletonSupplier
 			.of(() -> claimListener(listeners));
 		return new IdempotentListenerPostProcessor(SingletonSupplier.of(methods::getObject),
 				SingletonSupplier.of(executor::getObject), SingletonSupplier.of(leasedExecutor::getObject), claimListener,
-				SingletonSupplier.of(() -> lateRecords.getIfAvailable(() -> LateRecordGuard.NONE)));
+				SingletonSupplier.of(() -> lateRecords.getIfAvailable(() -> LateRecordGuard.NONE)),
+				SingletonSupplier.of(outputs::getIfAvailable));
 	}
 
 	@Bean
@@ -288,7 +300,7 @@ public class IdempotentAutoConfiguration {
 	/** Recover at once what retrying cannot fix: bad keys, late records, null payloads. */
 	private static <P extends FailedRecordProcessor> P classified(P processor) {
 		processor.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class,
-				NullPayloadException.class);
+				NullPayloadException.class, OutputRejectedException.class);
 		return processor;
 	}
 

@@ -72,11 +72,15 @@ public class IdempotentRetentionAutoConfiguration {
 	@ConditionalOnMissingBean
 	JdbcRetentionJob idempotentRetentionJob(DataSource dataSource, SqlDialect dialect, RetentionPolicy policy,
 			IdempotentProperties properties, IdempotentRetentionProperties retention,
-			IdempotentForensicsProperties forensics, ObjectProvider<RetentionListener> listeners) {
+			IdempotentForensicsProperties forensics, ObjectProvider<RetentionListener> listeners,
+			ObjectProvider<IdempotentOutputsProperties> outputs) {
 		TableName table = new TableName(properties.getTableName());
-		return new JdbcRetentionJob(dataSource, table, archiveTable(properties, retention), dialect, policy,
-				Clock.systemUTC(), RetentionListener.of(listeners.orderedStream().toList()),
+		JdbcRetentionJob job = new JdbcRetentionJob(dataSource, table, archiveTable(properties, retention), dialect,
+				policy, Clock.systemUTC(), RetentionListener.of(listeners.orderedStream().toList()),
 				forensics.getFingerprint().isEnabled());
+		IdempotentOutputsProperties outputProperties = outputs.getIfAvailable();
+		return (outputProperties != null && outputProperties.isEnabled()) ? job.withOutputs(outputProperties.table(table))
+				: job;
 	}
 
 	@Bean

@@ -1,8 +1,12 @@
 package dev.idempotent.kafka;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
+import dev.idempotent.capture.Capture;
+import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.claim.BatchOutcome;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
@@ -53,6 +57,8 @@ final class BatchDelivery {
 
 	private final LateRecordCheck lateRecords;
 
+	private final @Nullable ClaimOutputs outputs;
+
 	private DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.NONE;
 
 	/**
@@ -61,7 +67,8 @@ final class BatchDelivery {
 	 * be matched to their keys)
 	 */
 	BatchDelivery(ListenerMethod listener, MethodInvocation invocation, List<ConsumerRecord<?, ?>> records,
-			TransactionalClaimExecutor executor, ClaimListener claimListener, LateRecordCheck lateRecords) {
+			TransactionalClaimExecutor executor, ClaimListener claimListener, LateRecordCheck lateRecords,
+			@Nullable ClaimOutputs outputs) {
 		this.listener = listener;
 		this.invocation = invocation;
 		this.records = records;
@@ -70,6 +77,7 @@ final class BatchDelivery {
 		this.executor = executor;
 		this.claimListener = claimListener;
 		this.lateRecords = lateRecords;
+		this.outputs = outputs;
 		if (this.parameters.problem() != null) {
 			throw new IllegalStateException("@IdempotentListener batch method " + listener + " cannot be supported: "
 					+ this.parameters.problem());
@@ -153,8 +161,24 @@ final class BatchDelivery {
 	/** Process the first {@code count} records as one transaction, or record by record if it fails. */
 	private @Nullable Object processWhole(List<ClaimRequest> requests, int count) throws Throwable {
 		List<ClaimRequest> claims = requests.subList(0, count);
+		BatchCapture capture = new BatchCapture(claims);
+		BatchOutcome<Object> outcome;
 		try {
-			BatchOutcome<Object> outcome = this.executor.executeBatchInOwnTransaction(claims, this::proceedWith);
+			outcome = this.executor.executeBatchInOwnTransaction(claims, capture::proceedWith);
+		}
+		catch (DeliveryAcknowledgment.Nack nack) {
+			throw nack;
+		}
+		catch (Throwable batchFailure) {
+			capture.close();
+			this.acknowledgment.rolledBack();
+			return processOneByOne(claims);
+		}
+		capture.close();
+		// committed: the batch's outputs are delivered before any of its offsets is committed; a failure fails the
+		// whole delivery (no key becomes FAILED), and its retry, all hits, sends the stored outputs again
+		capture.deliver(outcome);
+		try {
 			this.acknowledgment.committed(outcome.hits());
 			this.records.subList(0, count).forEach(FailedDeliveries::succeeded);
 			return outcome.value();
@@ -172,23 +196,119 @@ final class BatchDelivery {
 		Object last = null;
 		for (int i = 0; i < claims.size(); i++) {
 			List<Integer> position = List.of(i);
-			try {
-				ClaimOutcome<Object> outcome = this.executor.executeInOwnTransaction(claims.get(i), () -> proceedWith(position));
+			try (Capture capture = begin(claims.get(i))) {
+				ClaimOutcome<Object> outcome;
+				try {
+					outcome = this.executor.executeInOwnTransaction(claims.get(i), () -> {
+						if (capture != null) {
+							capture.attempt();
+						}
+						Object value = proceedWith(position);
+						if (capture != null) {
+							capture.store();
+						}
+						return value;
+					});
+				}
+				catch (DeliveryAcknowledgment.Nack nack) {
+					throw nack;
+				}
+				catch (Throwable ex) {
+					this.acknowledgment.rolledBack();
+					FailedDeliveries.failed(this.records.get(i), claims.get(i), 1);
+					throw new BatchListenerFailedException("Record " + i + " of the batch failed: " + ex.getMessage(), ex,
+							this.records.get(i));
+				}
+				try {
+					deliverOutputs(capture, claims.get(i), outcome);
+				}
+				catch (RuntimeException ex) {
+					// the claim committed: its key must not become FAILED; the retry is a hit that sends them again
+					this.acknowledgment.rolledBack();
+					throw new BatchListenerFailedException("The outputs of record " + i + " of the batch were not"
+							+ " delivered: " + ex.getMessage(), ex, this.records.get(i));
+				}
 				this.acknowledgment.committed((outcome instanceof ClaimOutcome.Skipped) ? position : List.of());
 				last = outcome.value();
 				FailedDeliveries.succeeded(this.records.get(i));
 			}
-			catch (DeliveryAcknowledgment.Nack nack) {
-				throw nack;
-			}
-			catch (Throwable ex) {
-				this.acknowledgment.rolledBack();
-				FailedDeliveries.failed(this.records.get(i), claims.get(i), 1);
-				throw new BatchListenerFailedException("Record " + i + " of the batch failed: " + ex.getMessage(), ex,
-						this.records.get(i));
-			}
 		}
 		return last;
+	}
+
+	private @Nullable Capture begin(ClaimRequest claim) {
+		return (this.outputs != null) ? this.outputs.begin(claim, this.listener.capturesOutputs(), this.listener.toString())
+				: null;
+	}
+
+	/** Wait for the outputs a committed claim sent, or send those a hit's first processing stored again. */
+	private void deliverOutputs(@Nullable Capture capture, ClaimRequest claim, ClaimOutcome<?> outcome) {
+		if (capture == null || this.outputs == null || !capture.recording()) {
+			return;
+		}
+		if (outcome instanceof ClaimOutcome.Skipped<?> skipped) {
+			this.outputs.replay(claim, skipped.hit());
+		}
+		else {
+			capture.awaitSent();
+		}
+	}
+
+	/**
+	 * The outputs of a batch processed in one transaction: what the method sends is owned by the first claimed record
+	 * of the batch (one call of the method cannot tell which record an output belongs to); a hit's stored outputs are
+	 * sent again, unless its key was claimed in this same batch (a repeat within the batch).
+	 */
+	private final class BatchCapture {
+
+		private final List<ClaimRequest> claims;
+
+		private @Nullable Capture capture;
+
+		BatchCapture(List<ClaimRequest> claims) {
+			this.claims = claims;
+		}
+
+		@Nullable Object proceedWith(List<Integer> positions) throws Throwable {
+			close();
+			this.capture = begin(this.claims.get(positions.get(0)));
+			Object value = BatchDelivery.this.proceedWith(positions);
+			if (this.capture != null) {
+				this.capture.store();
+			}
+			return value;
+		}
+
+		void deliver(BatchOutcome<Object> outcome) {
+			ClaimOutputs outputs = BatchDelivery.this.outputs;
+			if (outputs == null || !outputs.captures(BatchDelivery.this.listener.capturesOutputs())) {
+				return;
+			}
+			if (this.capture != null) {
+				this.capture.awaitSent();
+			}
+			Set<ClaimRequest> claimed = new HashSet<>();
+			for (int position : outcome.claimed()) {
+				claimed.add(withoutSource(this.claims.get(position)));
+			}
+			for (int position : outcome.hits()) {
+				ClaimRequest hit = this.claims.get(position);
+				if (!claimed.contains(withoutSource(hit))) {
+					outputs.replay(hit);
+				}
+			}
+		}
+
+		void close() {
+			if (this.capture != null) {
+				this.capture.close();
+			}
+		}
+
+		private static ClaimRequest withoutSource(ClaimRequest request) {
+			return new ClaimRequest(request.scope(), request.key(), null);
+		}
+
 	}
 
 	/**

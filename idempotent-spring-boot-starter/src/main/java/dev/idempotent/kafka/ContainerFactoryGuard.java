@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import dev.idempotent.capture.OutputRejectedException;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.retention.LateRecordException;
 import org.jspecify.annotations.Nullable;
@@ -218,7 +219,8 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 	 */
 	private static void classify(AfterRollbackProcessor<?, ?> processor) {
 		if (processor instanceof FailedRecordProcessor failed) {
-			failed.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class);
+			failed.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class,
+					OutputRejectedException.class);
 		}
 	}
 

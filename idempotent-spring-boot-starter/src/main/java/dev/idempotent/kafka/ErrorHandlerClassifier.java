@@ -1,5 +1,6 @@
 package dev.idempotent.kafka;
 
+import dev.idempotent.capture.OutputRejectedException;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.retention.LateRecordException;
 
@@ -20,7 +21,7 @@ public final class ErrorHandlerClassifier implements BeanPostProcessor {
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (bean instanceof DefaultErrorHandler handler) {
 			handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class,
-					NullPayloadException.class);
+					NullPayloadException.class, OutputRejectedException.class);
 		}
 		return bean;
 	}

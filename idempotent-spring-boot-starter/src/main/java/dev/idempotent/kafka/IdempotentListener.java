@@ -93,4 +93,15 @@ public @interface IdempotentListener {
 	 */
 	GroupCommit groupCommit() default GroupCommit.DEFAULT;
 
+	/**
+	 * Whether what the method sends through Spring's {@code KafkaTemplate} while it runs under its claim is captured:
+	 * stored with the claim in its transaction, awaited before the offset commit, and sent again (in order, with its
+	 * headers) when a redelivery is an idempotent hit. {@code true} (the default) unless
+	 * {@code idempotent.outputs.enabled=false}. {@code false}: a hit sends nothing and an output lost in a crash after
+	 * the commit is lost; the first send logs one WARN. In LEASED mode the outputs are stored by the completion step.
+	 * @return whether outputs are captured
+	 * @since 0.2.0
+	 */
+	boolean outputs() default true;
+
 }

@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.function.Supplier;
 
+import dev.idempotent.capture.Capture;
+import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
@@ -44,14 +46,17 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 
 	private final LateRecordCheck lateRecords;
 
+	private final Supplier<@Nullable ClaimOutputs> outputs;
+
 	IdempotentListenerInterceptor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
 			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener,
-			LateRecordCheck lateRecords) {
+			LateRecordCheck lateRecords, Supplier<@Nullable ClaimOutputs> outputs) {
 		this.methods = methods;
 		this.executor = executor;
 		this.leasedExecutor = leasedExecutor;
 		this.claimListener = claimListener;
 		this.lateRecords = lateRecords;
+		this.outputs = outputs;
 	}
 
 	@Override
@@ -64,7 +69,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 						+ " LEASED mode, whose claims are per record; use a single-record container");
 			}
 			return new BatchDelivery(listener, invocation, batch, this.executor.get(), this.claimListener.get(),
-					this.lateRecords)
+					this.lateRecords, this.outputs.get())
 				.process(DeliveryAcknowledgment.of(invocation.getArguments(), listener.endpoint().acknowledgmentIndex(),
 						ContainerBatchPositions.of(batch, CurrentRecord.polledBatch()), true));
 		}
@@ -91,16 +96,53 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 		}
 		DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.of(invocation.getArguments(),
 				listener.endpoint().acknowledgmentIndex(), 1, false);
-		ClaimedWork<@Nullable Object> work = () -> acknowledgment.call(invocation.getArguments(), SINGLE_RECORD,
-				invocation::proceed);
-		try {
-			ClaimOutcome<Object> outcome = (listener.mode() == ClaimMode.LEASED)
-					? this.leasedExecutor.get().execute(request, listener.lease(), work)
-					: this.executor.get().executeInOwnTransaction(request, work);
+		ClaimOutputs outputs = this.outputs.get();
+		try (Capture capture = (outputs != null) ? outputs.begin(request, listener.capturesOutputs(), listener.toString())
+				: null) {
+			ClaimOutcome<Object> outcome = claim(listener, request, record, acknowledgment, invocation, capture);
+			if (outcome == null) {
+				return null;
+			}
+			try {
+				deliverOutputs(outputs, capture, request, outcome);
+			}
+			catch (Throwable ex) {
+				// the claim committed: its key must not become FAILED, the retry is a hit that sends the outputs again
+				acknowledgment.failed();
+				throw ex;
+			}
 			FailedDeliveries.succeeded(record);
 			acknowledgment.committed((outcome instanceof ClaimOutcome.Skipped) ? SINGLE_RECORD : List.of());
 			acknowledgment.complete();
 			return outcome.value();
+		}
+	}
+
+	/**
+	 * Run the method under the record's claim; its captured outputs are stored in the claim's transaction (LEASED: in
+	 * the completion's).
+	 * @return the outcome, or {@code null} when the method nacked the record
+	 */
+	private @Nullable ClaimOutcome<Object> claim(ListenerMethod listener, ClaimRequest request,
+			ConsumerRecord<?, ?> record, DeliveryAcknowledgment acknowledgment, MethodInvocation invocation,
+			@Nullable Capture capture) throws Throwable {
+		ClaimedWork<@Nullable Object> call = () -> acknowledgment.call(invocation.getArguments(), SINGLE_RECORD,
+				invocation::proceed);
+		try {
+			if (listener.mode() == ClaimMode.LEASED) {
+				return this.leasedExecutor.get().execute(request, listener.lease(), call, () -> {
+					if (capture != null) {
+						capture.store();
+					}
+				});
+			}
+			ClaimedWork<@Nullable Object> work = (capture == null) ? call : () -> {
+				capture.attempt();
+				Object value = call.run();
+				capture.store();
+				return value;
+			};
+			return this.executor.get().executeInOwnTransaction(request, work);
 		}
 		catch (DeliveryAcknowledgment.Nack nack) {
 			// the method asked for the record again: its claim rolled back, the container seeks back to it
@@ -119,6 +161,23 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			// a released lease already counted its attempt in the row
 			FailedDeliveries.failed(record, request, (listener.mode() == ClaimMode.LEASED) ? 0 : 1);
 			throw ex;
+		}
+	}
+
+	/**
+	 * After the claim committed: wait for the broker to acknowledge the outputs the method sent, or, for a hit, send
+	 * the outputs stored by the first processing again and wait for them; before the offset is committed.
+	 */
+	private static void deliverOutputs(@Nullable ClaimOutputs outputs, @Nullable Capture capture, ClaimRequest request,
+			ClaimOutcome<?> outcome) {
+		if (outputs == null || capture == null || !capture.recording()) {
+			return;
+		}
+		if (outcome instanceof ClaimOutcome.Skipped<?> skipped) {
+			outputs.replay(request, skipped.hit());
+		}
+		else {
+			capture.awaitSent();
 		}
 	}
 

@@ -2,10 +2,12 @@ package dev.idempotent.kafka;
 
 import java.util.function.Supplier;
 
+import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.metrics.ClaimListener;
 import dev.idempotent.retention.LateRecordGuard;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.AopUtils;
@@ -61,10 +63,27 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
 	public IdempotentListenerPostProcessor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
 			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener,
 			Supplier<LateRecordGuard> lateRecords) {
+		this(methods, executor, leasedExecutor, claimListener, lateRecords, () -> null);
+	}
+
+	/**
+	 * Create the post-processor with a check of late records and the capture of outputs.
+	 * @param methods supplies the resolver of annotated methods at the first listener bean
+	 * @param executor supplies the executor at the first delivery (looked up lazily to keep start-up order free)
+	 * @param leasedExecutor supplies the executor of LEASED claims at their first delivery
+	 * @param claimListener supplies the claim listener at the first rejected key
+	 * @param lateRecords supplies the guard of late records at the first delivery
+	 * @param outputs supplies the outputs of claims at the first delivery, {@code null} when outputs are not captured
+	 * (no Kafka producer)
+	 * @since 0.2.0
+	 */
+	public IdempotentListenerPostProcessor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
+			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener,
+			Supplier<LateRecordGuard> lateRecords, Supplier<@Nullable ClaimOutputs> outputs) {
 		this.methods = methods;
 		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, IdempotentListener.class, true),
 				new IdempotentListenerInterceptor(methods, executor, leasedExecutor, claimListener,
-						new LateRecordCheck(lateRecords)));
+						new LateRecordCheck(lateRecords), outputs));
 		setBeforeExistingAdvisors(true);
 		setProxyTargetClass(true);
 		setOrder(ORDER);

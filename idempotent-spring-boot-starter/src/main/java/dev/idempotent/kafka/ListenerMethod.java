@@ -45,9 +45,11 @@ final class ListenerMethod {
 
 	private final ScopeOwners owners;
 
+	private final boolean outputs;
+
 	private ListenerMethod(Method method, KeySource keySource, String prefix, @Nullable String scope,
 			KeyValidator validator, KafkaEndpoint endpoint, ClaimMode mode, Duration lease, boolean fingerprints,
-			ScopeOwners owners) {
+			ScopeOwners owners, boolean outputs) {
 		this.method = method;
 		this.keySource = keySource;
 		this.prefix = prefix;
@@ -58,6 +60,7 @@ final class ListenerMethod {
 		this.lease = lease;
 		this.fingerprints = fingerprints;
 		this.owners = owners;
+		this.outputs = outputs;
 	}
 
 	/**
@@ -80,7 +83,15 @@ final class ListenerMethod {
 				: new HeaderKeySource(defaultKeyHeader);
 		return new ListenerMethod(method, source, annotation.prefix(),
 				StringUtils.hasText(resolvedScope) ? resolvedScope : null, validator, endpoint, annotation.mode(), lease,
-				fingerprints, owners);
+				fingerprints, owners, annotation.outputs());
+	}
+
+	/**
+	 * Return whether the method's outputs are captured, as its annotation says (the global switch aside).
+	 * @return {@code false} if the method opted out
+	 */
+	boolean capturesOutputs() {
+		return this.outputs;
 	}
 
 	/**

@@ -138,9 +138,12 @@ class IdempotentRetentionAutoConfigurationTest {
 			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:retention-noarchive;MODE=MySQL;DB_CLOSE_DELAY=-1",
 					"idempotent.jdbc.initialize-schema=never", "idempotent.retention.enabled=true",
 					"idempotent.retention.period=30d", "idempotent.retention.archive-table-name=claims_history")
-			.withInitializer((context) -> new SchemaInitializer(new DriverManagerDataSource(
-					"jdbc:h2:mem:retention-noarchive;MODE=MySQL;DB_CLOSE_DELAY=-1", "sa", ""),
-					new TableName(TableName.DEFAULT), SqlDialect.H2).initialize())
+			.withInitializer((context) -> {
+				DriverManagerDataSource dataSource = new DriverManagerDataSource(
+						"jdbc:h2:mem:retention-noarchive;MODE=MySQL;DB_CLOSE_DELAY=-1", "sa", "");
+				new SchemaInitializer(dataSource, new TableName(TableName.DEFAULT), SqlDialect.H2).initialize();
+				SchemaInitializer.outputs(dataSource, new TableName(TableName.DEFAULT_OUTPUT), SqlDialect.H2).initialize();
+			})
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.isInstanceOf(SchemaValidator.InvalidSchemaException.class)

@@ -1,0 +1,204 @@
+package dev.idempotent.capture;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Future;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.output.OutputHeader;
+import dev.idempotent.output.StoredOutput;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.Header;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The outputs of one claim while its work runs: every record sent through a captured producer on this thread
+ * between {@link ClaimOutputs#begin} and {@link #store()} is recorded (topic, partition if chosen, serialized key and
+ * value, headers) together with the future of its acknowledgment. The steps, for whatever runs a claim:
+ * <ol>
+ * <li>{@link ClaimOutputs#begin} before the work, on the thread that runs it;</li>
+ * <li>{@link #store()} after the work, inside the claim's transaction (it also ends the recording);</li>
+ * <li>{@link #awaitSent()} after the transaction committed, before the offset is committed;</li>
+ * <li>{@link #close()} in a {@code finally}.</li>
+ * </ol>
+ * A record sent without the idempotency key header gets one before it is sent, derived from the claim and the
+ * output's position, so that a re-send on a hit carries the same key as the first send.
+ * <p>Used by one thread. Not thread-safe.
+ *
+ * @since 0.2.0
+ */
+public final class Capture implements AutoCloseable {
+
+	private static final ThreadLocal<Capture> current = new ThreadLocal<>();
+
+	private final ClaimRequest claim;
+
+	private final ClaimOutputs owner;
+
+	private final boolean recording;
+
+	private final String listener;
+
+	private final List<StoredOutput> outputs = new ArrayList<>();
+
+	private final List<Future<RecordMetadata>> acks = new ArrayList<>();
+
+	private int stored;
+
+	private @Nullable OutputRejectedException rejected;
+
+	Capture(ClaimRequest claim, ClaimOutputs owner, boolean recording, String listener) {
+		this.claim = claim;
+		this.owner = owner;
+		this.recording = recording;
+		this.listener = listener;
+	}
+
+	/** The capture open on this thread, or {@code null}. */
+	static @Nullable Capture current() {
+		return current.get();
+	}
+
+	Capture bind() {
+		current.set(this);
+		return this;
+	}
+
+	private void unbind() {
+		if (current.get() == this) {
+			current.remove();
+		}
+	}
+
+	/**
+	 * Return the claim whose outputs these are.
+	 * @return the claim, never {@code null}
+	 */
+	public ClaimRequest claim() {
+		return this.claim;
+	}
+
+	/**
+	 * Tell whether this capture records (the listener did not opt out and outputs are on).
+	 * @return whether sends are recorded
+	 */
+	public boolean recording() {
+		return this.recording;
+	}
+
+	/**
+	 * Return the outputs recorded so far, in the order they were sent.
+	 * @return the outputs, empty when recording is off
+	 */
+	public List<StoredOutput> outputs() {
+		return List.copyOf(this.outputs);
+	}
+
+	/**
+	 * Start (again) recording on this thread, forgetting what an earlier attempt of the claim's transaction recorded
+	 * (it rolled back): call at the start of each attempt of the work when the transaction may be retried.
+	 */
+	public void attempt() {
+		this.outputs.clear();
+		this.acks.clear();
+		this.stored = 0;
+		this.rejected = null;
+		bind();
+	}
+
+	/** Called by the producer before a record is sent under this capture. */
+	void beforeSend(ProducerRecord<?, ?> record) {
+		if (!this.recording) {
+			this.owner.warnUncaptured(this.listener, record.topic());
+			return;
+		}
+		if (this.outputs.size() >= this.owner.settings().maxCount()) {
+			this.rejected = new OutputRejectedException("@IdempotentListener method " + this.listener + " sent more than"
+					+ " idempotent.outputs.max-count=" + this.owner.settings().maxCount() + " records under one claim;"
+					+ " they cannot all be stored to be re-sent on a hit. The record to " + record.topic() + " was not"
+					+ " sent and the claim rolls back. Raise the limit or turn outputs off for this listener.");
+			throw this.rejected;
+		}
+		String header = this.owner.settings().keyHeader();
+		if (record.headers().lastHeader(header) == null) {
+			try {
+				record.headers().add(header, outputKey(this.claim, this.outputs.size()));
+			}
+			catch (IllegalStateException readOnly) {
+				// a record object sent before keeps the headers it was sent with
+			}
+		}
+	}
+
+	/** Called by the producer after the wrapped producer accepted a record sent under this capture. */
+	void sent(ProducerRecord<?, ?> record, SerializedSlot slot, Future<RecordMetadata> ack) {
+		if (!this.recording) {
+			return;
+		}
+		if (!slot.complete()) {
+			throw new IllegalStateException("A record to " + record.topic() + " was sent under a claim by a producer"
+					+ " whose serializers are not the starter's; its bytes cannot be stored");
+		}
+		this.outputs.add(new StoredOutput(record.topic(), record.partition(), slot.bytes(true), slot.bytes(false),
+				headers(record)));
+		this.acks.add(ack);
+	}
+
+	/**
+	 * Store the outputs recorded since the last call, in the transaction active on the business database, and stop
+	 * recording on this thread. Call after the work, before the claim's transaction commits.
+	 * @throws OutputRejectedException if an output was rejected while the work ran (and the work caught it): the claim
+	 * must roll back
+	 * @throws org.springframework.dao.DataAccessException if the database fails
+	 */
+	public void store() {
+		unbind();
+		if (this.rejected != null) {
+			throw this.rejected;
+		}
+		if (!this.recording || this.stored == this.outputs.size()) {
+			return;
+		}
+		this.owner.store().store(this.claim, this.stored, this.outputs.subList(this.stored, this.outputs.size()));
+		this.stored = this.outputs.size();
+	}
+
+	/**
+	 * Wait until the broker acknowledged every recorded output. Call after the claim's transaction committed and
+	 * before the offset is committed.
+	 * @throws OutputDeliveryException if an output was not acknowledged in time or failed with an error that may pass
+	 * @throws OutputRejectedException if an output failed for good (e.g. too large for the broker)
+	 */
+	public void awaitSent() {
+		if (this.acks.isEmpty()) {
+			return;
+		}
+		this.owner.meters().stored(this.claim.scope(), this.stored);
+		Acknowledgments.await(this.acks, this.owner.settings().ackTimeout(), this.claim);
+	}
+
+	@Override
+	public void close() {
+		unbind();
+	}
+
+	/** The idempotency key given to the output at a position of a claim that has none: the same on every re-send. */
+	static byte[] outputKey(ClaimRequest claim, int sequence) {
+		String name = claim.scope() + '\u0000' + claim.key() + '\u0000' + sequence;
+		return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8))
+			.toString()
+			.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static List<OutputHeader> headers(ProducerRecord<?, ?> record) {
+		List<OutputHeader> headers = new ArrayList<>();
+		for (Header header : record.headers()) {
+			headers.add(new OutputHeader(header.key(), header.value()));
+		}
+		return headers;
+	}
+
+}

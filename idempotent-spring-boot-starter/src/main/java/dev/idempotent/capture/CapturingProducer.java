@@ -1,0 +1,124 @@
+package dev.idempotent.capture;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Future;
+
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A producer that hands every record sent on a thread with an open {@link Capture} to it, with the bytes its
+ * {@link CapturingSerializer}s produced and the future of the broker's acknowledgment. Everything else is passed to
+ * the wrapped producer unchanged. Thread-safe as the wrapped producer is.
+ */
+final class CapturingProducer<K, V> implements Producer<K, V> {
+
+	private final Producer<K, V> delegate;
+
+	CapturingProducer(Producer<K, V> delegate) {
+		this.delegate = delegate;
+	}
+
+	@Override
+	public Future<RecordMetadata> send(ProducerRecord<K, V> record) {
+		return send(record, null);
+	}
+
+	@Override
+	public Future<RecordMetadata> send(ProducerRecord<K, V> record, @Nullable Callback callback) {
+		Capture capture = Capture.current();
+		if (capture == null || SerializedSlot.replaying()) {
+			return this.delegate.send(record, callback);
+		}
+		capture.beforeSend(record);
+		SerializedSlot slot = SerializedSlot.open();
+		try {
+			Future<RecordMetadata> ack = this.delegate.send(record, callback);
+			capture.sent(record, slot, ack);
+			return ack;
+		}
+		finally {
+			slot.close();
+		}
+	}
+
+	@Override
+	public void initTransactions() {
+		this.delegate.initTransactions();
+	}
+
+	@Override
+	public void beginTransaction() {
+		this.delegate.beginTransaction();
+	}
+
+	@Override
+	public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets,
+			ConsumerGroupMetadata groupMetadata) {
+		this.delegate.sendOffsetsToTransaction(offsets, groupMetadata);
+	}
+
+	@Override
+	public void commitTransaction() {
+		this.delegate.commitTransaction();
+	}
+
+	@Override
+	public void abortTransaction() {
+		this.delegate.abortTransaction();
+	}
+
+	@Override
+	public void registerMetricForSubscription(KafkaMetric metric) {
+		this.delegate.registerMetricForSubscription(metric);
+	}
+
+	@Override
+	public void unregisterMetricFromSubscription(KafkaMetric metric) {
+		this.delegate.unregisterMetricFromSubscription(metric);
+	}
+
+	@Override
+	public void flush() {
+		this.delegate.flush();
+	}
+
+	@Override
+	public List<PartitionInfo> partitionsFor(String topic) {
+		return this.delegate.partitionsFor(topic);
+	}
+
+	@Override
+	public Map<MetricName, ? extends Metric> metrics() {
+		return this.delegate.metrics();
+	}
+
+	@Override
+	public Uuid clientInstanceId(Duration timeout) {
+		return this.delegate.clientInstanceId(timeout);
+	}
+
+	@Override
+	public void close() {
+		this.delegate.close();
+	}
+
+	@Override
+	public void close(Duration timeout) {
+		this.delegate.close(timeout);
+	}
+
+}

@@ -1,0 +1,140 @@
+package dev.idempotent.capture;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.function.Supplier;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.ClaimResult;
+import dev.idempotent.claim.HitOrigin;
+import dev.idempotent.output.OutputStore;
+import dev.idempotent.output.StoredOutput;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.kafka.core.ProducerFactory;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * The outputs of claims, for whatever runs a listener under a claim (the listener advice, a batch, a LEASED claim, a
+ * group commit of record listeners): {@link #begin} a {@link Capture} per claim before its work, and on an idempotent
+ * hit {@link #replay} what the first processing stored. Thread-safe.
+ *
+ * @since 0.2.0
+ */
+public final class ClaimOutputs {
+
+	private static final Logger logger = LoggerFactory.getLogger(ClaimOutputs.class);
+
+	private final OutputStore store;
+
+	private final OutputSettings settings;
+
+	private final Supplier<OutputReplay> replay;
+
+	private final OutputMeters meters;
+
+	private final Set<String> warned = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * Create the outputs.
+	 * @param store where outputs are stored
+	 * @param settings limits and timeouts
+	 * @param producerFactory supplies, at the first hit with outputs, the producer factory (one the starter captures
+	 * on) whose producer sends stored outputs again
+	 * @param meters counts stored and replayed outputs
+	 */
+	public ClaimOutputs(OutputStore store, OutputSettings settings,
+			Supplier<ProducerFactory<Object, Object>> producerFactory, OutputMeters meters) {
+		this.store = store;
+		this.settings = settings;
+		this.replay = SingletonSupplier.of(() -> new OutputReplay(producerFactory.get()));
+		this.meters = meters;
+	}
+
+	/**
+	 * Begin capturing the outputs of a claim on this thread.
+	 * @param claim the claim the work runs under
+	 * @param capture whether the listener captures its outputs; when not (opted out, or outputs are off), a send is not
+	 * recorded, and the first send of each listener logs one WARN saying what can be lost
+	 * @param listener names the listener, for messages
+	 * @return the capture; close it in a {@code finally}
+	 */
+	public Capture begin(ClaimRequest claim, boolean capture, String listener) {
+		return new Capture(claim, this, captures(capture), listener).bind();
+	}
+
+	/**
+	 * Tell whether a listener's outputs are captured (and so replayed on its hits).
+	 * @param listenerCaptures what the listener's annotation says
+	 * @return whether they are, the global switch considered
+	 */
+	public boolean captures(boolean listenerCaptures) {
+		return listenerCaptures && this.settings.enabled();
+	}
+
+	/**
+	 * Send the stored outputs of a hit's claim again, unless they are known to be delivered: under the container's
+	 * Kafka transaction, a hit from another record with the same key (an upstream re-send) finds outputs that committed
+	 * in the first record's transaction (had it aborted, that record would have been redelivered first, and its hit
+	 * would have sent them), so they are not sent again, which keeps them exactly once for {@code read_committed}
+	 * readers. Otherwise (a redelivery of the record that stored them, or no Kafka transaction) they are sent again.
+	 * @param claim the claim that was a hit
+	 * @param hit what the claim found
+	 * @return how many outputs were sent again
+	 * @throws OutputDeliveryException if an output was not acknowledged in time (retry the record)
+	 * @throws OutputRejectedException if an output failed for good
+	 */
+	public int replay(ClaimRequest claim, ClaimResult.Hit hit) {
+		if (HitOrigin.of(claim, hit) == HitOrigin.RESEND && this.replay.get().inKafkaTransaction()) {
+			return 0;
+		}
+		return replay(claim);
+	}
+
+	/**
+	 * Send the stored outputs of a claim again, in order, and wait for their acknowledgments: for an idempotent hit,
+	 * before its offset is committed.
+	 * @param claim the claim that was a hit
+	 * @return how many outputs were sent again
+	 * @throws OutputDeliveryException if an output was not acknowledged in time (retry the record)
+	 * @throws OutputRejectedException if an output failed for good
+	 */
+	public int replay(ClaimRequest claim) {
+		List<StoredOutput> outputs = this.store.load(claim.scope(), claim.key());
+		if (outputs.isEmpty()) {
+			return 0;
+		}
+		List<Future<RecordMetadata>> acks = this.replay.get().resend(claim, outputs, this.settings.keyHeader());
+		Acknowledgments.await(acks, this.settings.ackTimeout(), claim);
+		this.meters.replayed(claim.scope(), outputs.size());
+		return outputs.size();
+	}
+
+	OutputStore store() {
+		return this.store;
+	}
+
+	OutputSettings settings() {
+		return this.settings;
+	}
+
+	OutputMeters meters() {
+		return this.meters;
+	}
+
+	void warnUncaptured(String listener, String topic) {
+		if (this.warned.add(listener)) {
+			logger.warn("@IdempotentListener method {} sent a record to {} while its outputs are not captured"
+					+ " ({}): a crash after its claim committed and before the record was delivered loses the record,"
+					+ " and a redelivery that is an idempotent hit does not send it again. Turn capture on"
+					+ " (idempotent.outputs.enabled=true, @IdempotentListener(outputs = true)) unless losing it is"
+					+ " acceptable.", listener, topic,
+					this.settings.enabled() ? "@IdempotentListener(outputs = false)" : "idempotent.outputs.enabled=false");
+		}
+	}
+
+}

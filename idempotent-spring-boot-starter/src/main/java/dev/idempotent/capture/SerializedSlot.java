@@ -1,0 +1,83 @@
+package dev.idempotent.capture;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What passes between a {@link CapturingProducer} and its {@link CapturingSerializer}s during one {@code send} on
+ * one thread: while capturing, the bytes the serializers produced; while replaying a stored output, the bytes they
+ * must produce instead of serializing. Thread-confined.
+ */
+final class SerializedSlot implements AutoCloseable {
+
+	private static final ThreadLocal<SerializedSlot> current = new ThreadLocal<>();
+
+	private final boolean replay;
+
+	private byte @Nullable [] key;
+
+	private byte @Nullable [] value;
+
+	private boolean keySerialized;
+
+	private boolean valueSerialized;
+
+	private SerializedSlot(boolean replay, byte @Nullable [] key, byte @Nullable [] value) {
+		this.replay = replay;
+		this.key = key;
+		this.value = value;
+	}
+
+	/** Open a slot that records what the serializers produce for the send about to happen on this thread. */
+	static SerializedSlot open() {
+		SerializedSlot slot = new SerializedSlot(false, null, null);
+		current.set(slot);
+		return slot;
+	}
+
+	/** Open a slot that makes the serializers return stored bytes for the send about to happen on this thread. */
+	static SerializedSlot replay(byte @Nullable [] key, byte @Nullable [] value) {
+		SerializedSlot slot = new SerializedSlot(true, key, value);
+		current.set(slot);
+		return slot;
+	}
+
+	/** Whether a stored output is being sent again on this thread. */
+	static boolean replaying() {
+		SerializedSlot slot = current.get();
+		return slot != null && slot.replay;
+	}
+
+	static @Nullable SerializedSlot current() {
+		return current.get();
+	}
+
+	boolean isReplay() {
+		return this.replay;
+	}
+
+	byte @Nullable [] bytes(boolean isKey) {
+		return isKey ? this.key : this.value;
+	}
+
+	void serialized(boolean isKey, byte @Nullable [] bytes) {
+		if (isKey) {
+			this.key = bytes;
+			this.keySerialized = true;
+		}
+		else {
+			this.value = bytes;
+			this.valueSerialized = true;
+		}
+	}
+
+	/** Whether both serializers of the send were ours (a producer created with others cannot be captured). */
+	boolean complete() {
+		return this.keySerialized && this.valueSerialized;
+	}
+
+	@Override
+	public void close() {
+		current.remove();
+	}
+
+}

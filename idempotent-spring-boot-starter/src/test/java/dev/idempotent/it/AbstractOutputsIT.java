@@ -1,0 +1,278 @@
+package dev.idempotent.it;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import ch.qos.logback.classic.Level;
+import dev.idempotent.capture.ClaimOutputs;
+import dev.idempotent.capture.OutputMeters;
+import dev.idempotent.claim.ClaimMode;
+import dev.idempotent.claim.IdempotencyContext;
+import dev.idempotent.jdbc.TableName;
+import dev.idempotent.kafka.IdempotencyHeaders;
+import dev.idempotent.kafka.IdempotentListener;
+import dev.idempotent.testsupport.TestDatabases;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Outputs of claims end to end (issue 12), record listeners without Kafka transactions: what the method sends through
+ * the application's {@code KafkaTemplate} is stored with its claim, awaited, and sent again, in order and with its
+ * headers, when a redelivery is a hit; LEASED mode stores the outputs in its completion step; a listener that opted
+ * out stores nothing and warns once; an output over the size limit dead-letters the record with the reason and
+ * rolls its claim back. One broker and one application for the class.
+ */
+@SpringBootTest(classes = { ItApplication.class, AbstractOutputsIT.Listeners.class },
+		properties = { "idempotent.outputs.max-bytes=2KB", "idempotent.error-handling.max-retries=1",
+				"idempotent.error-handling.retry-interval=50ms" })
+@EmbeddedKafka(partitions = 1, topics = { AbstractOutputsIT.IN, AbstractOutputsIT.LEASED_IN, AbstractOutputsIT.OPTED_OUT_IN,
+		AbstractOutputsIT.OUT, AbstractOutputsIT.IN + ".DLT" })
+abstract class AbstractOutputsIT {
+
+	static final String IN = "outputs.in";
+
+	static final String LEASED_IN = "outputs.leased-in";
+
+	static final String OPTED_OUT_IN = "outputs.opted-out-in";
+
+	static final String OUT = "outputs.out";
+
+	static final String RUN = UUID.randomUUID().toString().substring(0, 8);
+
+	static final String TABLE = "outputs_" + RUN.replace('-', '_');
+
+	@Autowired
+	EmbeddedKafkaBroker broker;
+
+	@Autowired
+	ItLedger ledger;
+
+	@Autowired
+	MeterRegistry meters;
+
+	@Autowired
+	JdbcTemplate jdbc;
+
+	abstract ItDatabase database();
+
+	@DynamicPropertySource
+	static void run(DynamicPropertyRegistry registry) {
+		registry.add("it.run", () -> RUN);
+		registry.add("idempotent.table-name", () -> TABLE);
+	}
+
+	@AfterAll
+	static void dropTables() {
+		for (ItDatabase database : ItDatabase.values()) {
+			TestDatabases.drop(database.dataSource(), new TableName(TABLE).outputs().value());
+			TestDatabases.drop(database.dataSource(), TABLE);
+		}
+	}
+
+	@Test
+	void outputsAreStoredWithTheClaimAndSentAgainInOrderOnAHit() throws Exception {
+		String key = RUN + "-order-1";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT)) {
+			kafka.send(IN, key, "credit");
+			List<ConsumerRecord<String, String>> first = awaitOutputs(out, key, 2);
+			assertThat(first).extracting(ConsumerRecord::value).containsExactly(key + ":credited", key + ":notified");
+			assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + new TableName(TABLE).outputs()
+					+ " WHERE idempotency_key = ?", Long.class, key)).isEqualTo(2);
+
+			kafka.send(IN, key, "credit");
+
+			List<ConsumerRecord<String, String>> all = awaitOutputs(out, key, 4);
+			assertThat(all).extracting(ConsumerRecord::value)
+				.containsExactly(key + ":credited", key + ":notified", key + ":credited", key + ":notified");
+			assertThat(all).extracting(ConsumerRecord::key).containsExactly(key, key, key, key);
+			assertThat(all).extracting((r) -> DeadLetterReader.header(r, "trace"))
+				.containsExactly("t-1", "t-2", "t-1", "t-2");
+			assertThat(all.get(2).headers().lastHeader(IdempotencyHeaders.KEY).value())
+				.as("the re-send carries the key of the first send").isEqualTo(all.get(0).headers().lastHeader(IdempotencyHeaders.KEY).value());
+			assertThat(all.get(0).headers().lastHeader(IdempotencyHeaders.KEY).value())
+				.isNotEqualTo(all.get(1).headers().lastHeader(IdempotencyHeaders.KEY).value());
+			assertThat(this.ledger.rows(RUN, key)).as("the hit did not run the method").isOne();
+			String scope = RUN + "-outputs";
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(scope, IN) == 0);
+			assertThat(count(OutputMeters.STORED, scope)).isEqualTo(2);
+			assertThat(count(OutputMeters.REPLAYED, scope)).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void aLeasedListenerStoresItsOutputsInTheCompletionStep() throws Exception {
+		String key = RUN + "-leased-1";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT)) {
+			kafka.send(LEASED_IN, key, "call");
+			awaitOutputs(out, key, 1);
+			kafka.send(LEASED_IN, key, "call");
+			assertThat(awaitOutputs(out, key, 2)).extracting(ConsumerRecord::value)
+				.containsExactly(key + ":called", key + ":called");
+			assertThat(this.ledger.rows(RUN + "-leased", key)).isOne();
+		}
+	}
+
+	@Test
+	void aListenerThatOptedOutStoresNothingAndWarnsOnce() throws Exception {
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT);
+				LogCapture log = new LogCapture(ClaimOutputs.class.getName())) {
+			kafka.send(OPTED_OUT_IN, RUN + "-quiet-1", "x");
+			kafka.send(OPTED_OUT_IN, RUN + "-quiet-2", "x");
+			awaitOutputs(out, RUN + "-quiet-2", 1);
+			kafka.send(OPTED_OUT_IN, RUN + "-quiet-1", "x");
+			String scope = RUN + "-opted-out";
+			await().atMost(KafkaTestSupport.timeout()).until(() -> ClaimMeters.hits(this.meters, scope) == 1);
+			assertThat(out.readToEnd()).filteredOn((r) -> r.key().startsWith(RUN + "-quiet")).hasSize(2);
+			assertThat(log.messages(Level.WARN)).singleElement()
+				.asString()
+				.contains("OptedOutListener.onEvent", "sent a record to " + OUT,
+						"@IdempotentListener(outputs = false)", "does not send it again");
+		}
+	}
+
+	@Test
+	void anOutputOverTheSizeLimitDeadLettersTheRecordWithTheReasonAndRollsItsClaimBack() throws Exception {
+		String key = RUN + "-big-1";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader dlt = new DeadLetterReader(this.broker.getBrokersAsString(), IN + ".DLT")) {
+			kafka.send(IN, key, "big");
+			ConsumerRecord<String, String> dead = dlt.awaitValue("big");
+			assertThat(DeadLetterReader.header(dead, KafkaHeaders.DLT_EXCEPTION_MESSAGE))
+				.contains("more than idempotent.outputs.max-bytes=2048");
+			assertThat(this.ledger.rows(RUN, key)).as("the claim rolled back with the business write").isZero();
+		}
+	}
+
+	private static List<ConsumerRecord<String, String>> awaitOutputs(DeadLetterReader out, String key, int count) {
+		await().atMost(KafkaTestSupport.timeout())
+			.until(() -> out.readToEnd().stream().filter((r) -> key.equals(r.key())).count() >= count);
+		return out.readToEnd().stream().filter((r) -> key.equals(r.key())).toList();
+	}
+
+	private long count(String meter, String scope) {
+		Counter counter = this.meters.find(meter).tag("scope", scope).counter();
+		return (counter != null) ? (long) counter.count() : 0;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Listeners {
+
+		@Bean
+		CreditListener outputsCreditListener(ItLedger ledger, KafkaTemplate<String, String> template,
+				@Value("${it.run}") String run) {
+			return new CreditListener(ledger, template, run);
+		}
+
+		@Bean
+		LeasedListener outputsLeasedListener(ItLedger ledger, KafkaTemplate<String, String> template,
+				@Value("${it.run}") String run) {
+			return new LeasedListener(ledger, template, run);
+		}
+
+		@Bean
+		OptedOutListener outputsOptedOutListener(KafkaTemplate<String, String> template) {
+			return new OptedOutListener(template);
+		}
+
+	}
+
+	static class CreditListener {
+
+		private final ItLedger ledger;
+
+		private final KafkaTemplate<String, String> template;
+
+		private final String run;
+
+		CreditListener(ItLedger ledger, KafkaTemplate<String, String> template, String run) {
+			this.ledger = ledger;
+			this.template = template;
+			this.run = run;
+		}
+
+		@KafkaListener(topics = IN, groupId = "${it.run}-outputs")
+		@IdempotentListener
+		public void onCredit(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+			this.ledger.credit(this.run, key, payload);
+			if (payload.equals("big")) {
+				this.template.send(OUT, key, "x".repeat(4096));
+				return;
+			}
+			ProducerRecord<String, String> credited = new ProducerRecord<>(OUT, 0, key, key + ":credited");
+			credited.headers().add("trace", "t-1".getBytes(StandardCharsets.UTF_8));
+			this.template.send(credited);
+			ProducerRecord<String, String> notified = new ProducerRecord<>(OUT, key, key + ":notified");
+			notified.headers().add("trace", "t-2".getBytes(StandardCharsets.UTF_8));
+			this.template.send(notified);
+		}
+
+	}
+
+	static class LeasedListener {
+
+		private final ItLedger ledger;
+
+		private final KafkaTemplate<String, String> template;
+
+		private final String run;
+
+		LeasedListener(ItLedger ledger, KafkaTemplate<String, String> template, String run) {
+			this.ledger = ledger;
+			this.template = template;
+			this.run = run;
+		}
+
+		@KafkaListener(topics = LEASED_IN, groupId = "${it.run}-leased")
+		@IdempotentListener(mode = ClaimMode.LEASED)
+		public void onCall(String payload) {
+			String key = IdempotencyContext.currentKey();
+			this.ledger.credit(this.run + "-leased", key, payload);
+			this.template.send(OUT, key, key + ":called");
+		}
+
+	}
+
+	static class OptedOutListener {
+
+		private final KafkaTemplate<String, String> template;
+
+		OptedOutListener(KafkaTemplate<String, String> template) {
+			this.template = template;
+		}
+
+		@KafkaListener(topics = OPTED_OUT_IN, groupId = "${it.run}-opted-out")
+		@IdempotentListener(outputs = false)
+		public void onEvent(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+			this.template.send(OUT, key, payload);
+		}
+
+	}
+
+}
