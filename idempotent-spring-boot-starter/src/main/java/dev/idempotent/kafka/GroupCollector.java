@@ -35,9 +35,11 @@ final class GroupCollector {
 	 * @param record the record
 	 * @param request its claim
 	 * @param invocation the invocation, which is copied with its arguments
+	 * @param outputs how the member's outputs are captured
 	 * @throws IllegalStateException if no group is being prepared, or the invocation cannot be copied
 	 */
-	static void add(ConsumerRecord<?, ?> record, ClaimRequest request, MethodInvocation invocation) {
+	static void add(ConsumerRecord<?, ?> record, ClaimRequest request, MethodInvocation invocation,
+			MemberOutputs outputs) {
 		List<GroupMember> members = collecting.get();
 		if (members == null) {
 			throw new IllegalStateException("No group commit is being prepared on this thread");
@@ -45,7 +47,7 @@ final class GroupCollector {
 		if (!(invocation instanceof ProxyMethodInvocation proxied)) {
 			throw new IllegalStateException("Group commit needs a Spring AOP invocation, not " + invocation.getClass());
 		}
-		members.add(new GroupMember(record, request, proxied.invocableClone()));
+		members.add(new GroupMember(record, request, proxied.invocableClone(), outputs));
 	}
 
 	/**

@@ -2,10 +2,14 @@ package dev.idempotent.kafka;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
+import dev.idempotent.claim.BatchOutcome;
+import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
@@ -27,7 +31,11 @@ import org.springframework.kafka.listener.ListenerExecutionFailedException;
  * record, each in its own transaction;</li>
  * <li>a record whose preparation fails (a bad key, a payload that cannot be converted, a record older than the
  * retention period when late records are dead-lettered) is reported the same way, after the records before it were
- * committed.</li>
+ * committed;</li>
+ * <li>after a group committed, what its claimed members sent is awaited and what its hits' first processing stored is
+ * sent again ({@link MemberOutputs}), before the offsets are committed; a record whose outputs were not delivered is
+ * reported alone, like a failing one, but its claim stays committed and is not marked FAILED: its retry is a hit that
+ * sends them again.</li>
  * </ol>
  * One instance per poll; not thread-safe.
  */
@@ -85,16 +93,17 @@ final class GroupCommitDelivery {
 			return;
 		}
 		int[] running = { -1 };
+		BatchOutcome<@Nullable Object> outcome;
 		try {
-			this.executor.executeBatchInOwnTransaction(group.stream().map(GroupMember::request).toList(), (claimed) -> {
-				for (int position : claimed) {
-					running[0] = position;
-					group.get(position).run();
-				}
-				running[0] = -1;
-				return null;
-			});
-			group.forEach((member) -> FailedDeliveries.succeeded(member.record()));
+			outcome = this.executor.executeBatchInOwnTransaction(group.stream().map(GroupMember::request).toList(),
+					(claimed) -> {
+						for (int position : claimed) {
+							running[0] = position;
+							group.get(position).run();
+						}
+						running[0] = -1;
+						return null;
+					});
 		}
 		catch (Throwable ex) {
 			int failing = running[0];
@@ -106,18 +115,65 @@ final class GroupCommitDelivery {
 			commit(group.subList(0, failing));
 			throw failed(group.get(failing), ex);
 		}
+		deliverOutputs(group, outcome);
+		group.forEach((member) -> FailedDeliveries.succeeded(member.record()));
+	}
+
+	/**
+	 * After the group committed, in the order of the records: wait for what the claimed members sent, send again
+	 * what the hits' first processing stored.
+	 * @throws BatchListenerFailedException naming the first record whose outputs were not delivered; its claim
+	 * committed, so its retry is a hit that sends them again
+	 */
+	private static void deliverOutputs(List<GroupMember> group, BatchOutcome<?> outcome) {
+		Set<Integer> hits = Set.copyOf(outcome.hits());
+		for (int position = 0; position < group.size(); position++) {
+			GroupMember member = group.get(position);
+			try {
+				if (hits.contains(position)) {
+					member.outputs().replay(member.request());
+				}
+				else {
+					member.outputs().awaitSent();
+				}
+			}
+			catch (RuntimeException ex) {
+				group.subList(0, position).forEach((done) -> FailedDeliveries.succeeded(done.record()));
+				throw undelivered(member, ex);
+			}
+		}
 	}
 
 	private void commitOneByOne(List<GroupMember> group) {
 		for (GroupMember member : group) {
+			ClaimOutcome<@Nullable Object> outcome;
 			try {
-				this.executor.executeInOwnTransaction(member.request(), member::run);
-				FailedDeliveries.succeeded(member.record());
+				outcome = this.executor.executeInOwnTransaction(member.request(), member::run);
 			}
 			catch (Throwable ex) {
 				throw failed(member, ex);
 			}
+			try {
+				if (outcome instanceof ClaimOutcome.Skipped<?>) {
+					member.outputs().replay(member.request());
+				}
+				else {
+					member.outputs().awaitSent();
+				}
+			}
+			catch (RuntimeException ex) {
+				throw undelivered(member, ex);
+			}
+			FailedDeliveries.succeeded(member.record());
 		}
+	}
+
+	/** A member whose claim committed but whose outputs were not delivered: retried, never marked FAILED. */
+	private static BatchListenerFailedException undelivered(GroupMember member, RuntimeException ex) {
+		ConsumerRecord<?, ?> record = member.record();
+		return new BatchListenerFailedException("The outputs of record " + record.topic() + "-" + record.partition()
+				+ "@" + record.offset() + " of the group were not delivered after its claim committed: "
+				+ ex.getMessage(), ex, record);
 	}
 
 	private static BatchListenerFailedException failed(GroupMember member, Throwable ex) {

@@ -13,17 +13,24 @@ import org.jspecify.annotations.Nullable;
  * @param record the record
  * @param request its claim
  * @param invocation the method's invocation for this record, not yet proceeded
+ * @param outputs how what the method sends for this record is captured
  */
-record GroupMember(ConsumerRecord<?, ?> record, ClaimRequest request, MethodInvocation invocation) {
+record GroupMember(ConsumerRecord<?, ?> record, ClaimRequest request, MethodInvocation invocation,
+		MemberOutputs outputs) {
 
 	/**
 	 * Run the listener method for this record, in the group's transaction: the one place where a newly claimed record
 	 * of a group is processed, with the record bound as the current one ({@link CurrentRecord}) and its claim as the
-	 * current claim ({@link IdempotencyContext}), as a single-record delivery would see them.
+	 * current claim ({@link IdempotencyContext}), as a single-record delivery would see them. What it sends is
+	 * captured and stored in the transaction ({@link MemberOutputs#capturing}).
 	 * @return what the method returned
 	 * @throws Throwable whatever the method threw
 	 */
 	@Nullable Object run() throws Throwable {
+		return this.outputs.capturing(this.request, this::runBound);
+	}
+
+	private @Nullable Object runBound() throws Throwable {
 		ConsumerRecord<?, ?> previous = CurrentRecord.get();
 		CurrentRecord.bind(this.record);
 		try {

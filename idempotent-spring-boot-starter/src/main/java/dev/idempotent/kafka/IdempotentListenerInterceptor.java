@@ -91,7 +91,8 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 		this.lateRecords.check(request, record);
 		if (GroupCollector.collecting()) {
 			// group commit prepares the poll's records first: the group runs the method once its claims are known
-			GroupCollector.add(record, request, invocation);
+			GroupCollector.add(record, request, invocation,
+					new MemberOutputs(this.outputs.get(), listener.capturesOutputs(), listener.toString()));
 			return null;
 		}
 		DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.of(invocation.getArguments(),

@@ -11,6 +11,7 @@ import dev.idempotent.capture.OutputMeters;
 import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.claim.IdempotencyContext;
 import dev.idempotent.jdbc.TableName;
+import dev.idempotent.kafka.GroupCommit;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.testsupport.TestDatabases;
@@ -44,13 +45,14 @@ import static org.awaitility.Awaitility.await;
  * the application's {@code KafkaTemplate} is stored with its claim, awaited, and sent again, in order and with its
  * headers, when a redelivery is a hit; LEASED mode stores the outputs in its completion step; a listener that opted
  * out stores nothing and warns once; an output over the size limit dead-letters the record with the reason and
- * rolls its claim back. One broker and one application for the class.
+ * rolls its claim back; a group commit stores each member's outputs in the group's transaction and sends a member's
+ * stored outputs again when it is a hit. One broker and one application for the class.
  */
 @SpringBootTest(classes = { ItApplication.class, AbstractOutputsIT.Listeners.class },
 		properties = { "idempotent.outputs.max-bytes=2KB", "idempotent.error-handling.max-retries=1",
 				"idempotent.error-handling.retry-interval=50ms" })
 @EmbeddedKafka(partitions = 1, topics = { AbstractOutputsIT.IN, AbstractOutputsIT.LEASED_IN, AbstractOutputsIT.OPTED_OUT_IN,
-		AbstractOutputsIT.OUT, AbstractOutputsIT.IN + ".DLT" })
+		AbstractOutputsIT.GROUP_IN, AbstractOutputsIT.OUT, AbstractOutputsIT.IN + ".DLT" })
 abstract class AbstractOutputsIT {
 
 	static final String IN = "outputs.in";
@@ -58,6 +60,8 @@ abstract class AbstractOutputsIT {
 	static final String LEASED_IN = "outputs.leased-in";
 
 	static final String OPTED_OUT_IN = "outputs.opted-out-in";
+
+	static final String GROUP_IN = "outputs.group-in";
 
 	static final String OUT = "outputs.out";
 
@@ -170,6 +174,39 @@ abstract class AbstractOutputsIT {
 		}
 	}
 
+	@Test
+	void groupCommitStoresEachMembersOutputsAndSendsThemAgainOnAHit() throws Exception {
+		List<String> keys = List.of(RUN + "-group-1", RUN + "-group-2", RUN + "-group-3");
+		String scope = RUN + "-group";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT)) {
+			for (String key : keys) {
+				kafka.send(GROUP_IN, key, "credit");
+			}
+			kafka.send(GROUP_IN, keys.get(0), "credit");
+			for (String key : keys) {
+				awaitOutputs(out, key, 1);
+			}
+			assertThat(awaitOutputs(out, keys.get(0), 2)).extracting(ConsumerRecord::value)
+				.as("the repeat of a key (in its group or later) sends the stored output again")
+				.containsExactly(keys.get(0) + ":grouped", keys.get(0) + ":grouped");
+			assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + new TableName(TABLE).outputs()
+					+ " WHERE scope = ?", Long.class, scope)).isEqualTo(3);
+
+			kafka.send(GROUP_IN, keys.get(1), "credit");
+
+			List<ConsumerRecord<String, String>> again = awaitOutputs(out, keys.get(1), 2);
+			assertThat(again.get(1).headers().lastHeader(IdempotencyHeaders.KEY).value())
+				.isEqualTo(again.get(0).headers().lastHeader(IdempotencyHeaders.KEY).value());
+			for (String key : keys) {
+				assertThat(this.ledger.rows(RUN + "-group", key)).as("processed once: " + key).isOne();
+			}
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(scope, GROUP_IN) == 0);
+			assertThat(count(OutputMeters.STORED, scope)).isEqualTo(3);
+			assertThat(count(OutputMeters.REPLAYED, scope)).isEqualTo(2);
+		}
+	}
+
 	private static List<ConsumerRecord<String, String>> awaitOutputs(DeadLetterReader out, String key, int count) {
 		await().atMost(KafkaTestSupport.timeout())
 			.until(() -> out.readToEnd().stream().filter((r) -> key.equals(r.key())).count() >= count);
@@ -194,6 +231,12 @@ abstract class AbstractOutputsIT {
 		LeasedListener outputsLeasedListener(ItLedger ledger, KafkaTemplate<String, String> template,
 				@Value("${it.run}") String run) {
 			return new LeasedListener(ledger, template, run);
+		}
+
+		@Bean
+		GroupListener outputsGroupListener(ItLedger ledger, KafkaTemplate<String, String> template,
+				@Value("${it.run}") String run) {
+			return new GroupListener(ledger, template, run);
 		}
 
 		@Bean
@@ -255,6 +298,29 @@ abstract class AbstractOutputsIT {
 			String key = IdempotencyContext.currentKey();
 			this.ledger.credit(this.run + "-leased", key, payload);
 			this.template.send(OUT, key, key + ":called");
+		}
+
+	}
+
+	static class GroupListener {
+
+		private final ItLedger ledger;
+
+		private final KafkaTemplate<String, String> template;
+
+		private final String run;
+
+		GroupListener(ItLedger ledger, KafkaTemplate<String, String> template, String run) {
+			this.ledger = ledger;
+			this.template = template;
+			this.run = run;
+		}
+
+		@KafkaListener(topics = GROUP_IN, groupId = "${it.run}-group")
+		@IdempotentListener(groupCommit = GroupCommit.ENABLED)
+		public void onCredit(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+			this.ledger.credit(this.run + "-group", key, payload);
+			this.template.send(OUT, key, key + ":grouped");
 		}
 
 	}
