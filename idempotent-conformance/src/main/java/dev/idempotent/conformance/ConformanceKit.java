@@ -74,7 +74,11 @@ public final class ConformanceKit {
 		try {
 			dialect = describe(connection, options, header);
 		}
-		catch (SQLException | SqlDialect.UnsupportedDatabaseException ex) {
+		catch (SQLException ex) {
+			out.println("CANNOT CONNECT: " + Report.describe(ex));
+			return REFUSED;
+		}
+		catch (SqlDialect.UnsupportedDatabaseException ex) {
 			out.println("REFUSED: " + Report.describe(ex));
 			out.println("(an unsupported database that speaks the MySQL or PostgreSQL protocol can be checked with"
 					+ " --dialect=mysql or --dialect=postgresql)");
