@@ -13,6 +13,7 @@ import java.util.TimeZone;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.testsupport.TestDatabases;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The conformance kit's entry point: {@code java -jar idempotent-conformance.jar --url=JDBC_URL [options]} (see
@@ -74,14 +75,18 @@ public final class ConformanceKit {
 		try {
 			dialect = describe(connection, options, header);
 		}
-		catch (SQLException | SqlDialect.UnsupportedDatabaseException ex) {
+		catch (SQLException ex) {
+			out.println("CANNOT CONNECT: " + Report.describe(ex));
+			return REFUSED;
+		}
+		catch (SqlDialect.UnsupportedDatabaseException ex) {
 			out.println("REFUSED: " + Report.describe(ex));
 			out.println("(an unsupported database that speaks the MySQL or PostgreSQL protocol can be checked with"
 					+ " --dialect=mysql or --dialect=postgresql)");
 			return REFUSED;
 		}
-		try (HikariDataSource pool = (HikariDataSource) TestDatabases.pool(connection,
-				KitTarget.sessionTimeZoneSql(dialect))) {
+		String sessionSql = sessionTimeZoneSql(connection, dialect, header);
+		try (HikariDataSource pool = (HikariDataSource) TestDatabases.pool(connection, sessionSql)) {
 			KitTables tables;
 			try {
 				tables = KitTables.open(pool, options.tablePrefix());
@@ -93,8 +98,7 @@ public final class ConformanceKit {
 			}
 			header.add("tables: " + options.tablePrefix() + tables.runId() + "_* (registry " + tables.registry()
 					+ "), dropped at the end");
-			header.add("checks: " + options.checks().name().toLowerCase(java.util.Locale.ROOT)
-					+ "; JVM time zone Asia/Shanghai, session time zone " + KitTarget.sessionTimeZoneSql(dialect));
+			header.add("checks: " + options.checks().name().toLowerCase(java.util.Locale.ROOT));
 			List<CheckResult> results;
 			List<String> footer = new ArrayList<>();
 			KitTarget.set(new KitTarget(pool, connection, dialect, tables));
@@ -116,6 +120,26 @@ public final class ConformanceKit {
 			Report report = new Report(header, results, footer);
 			report.print(out);
 			return report.conformant() ? CONFORMANT : NOT_CONFORMANT;
+		}
+	}
+
+	/**
+	 * The statement that puts each session in a zone other than UTC and the JVM's, or {@code null} when the database
+	 * refuses it (a forced dialect of another family): the sessions then keep the server's zone, as the header says.
+	 */
+	private static @Nullable String sessionTimeZoneSql(TestDatabases.Connection connection, SqlDialect dialect,
+			List<String> header) {
+		String sql = KitTarget.sessionTimeZoneSql(dialect);
+		try (Connection jdbc = DriverManager.getConnection(connection.url(), connection.user(), connection.password());
+				java.sql.Statement statement = jdbc.createStatement()) {
+			statement.execute(sql);
+			header.add("time zones: JVM Asia/Shanghai (UTC+8), each session " + sql);
+			return sql;
+		}
+		catch (SQLException ex) {
+			header.add("time zones: JVM Asia/Shanghai (UTC+8), sessions the server's (" + sql + " failed: "
+					+ Report.describe(ex) + ")");
+			return null;
 		}
 	}
 

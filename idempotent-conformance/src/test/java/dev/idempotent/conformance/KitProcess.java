@@ -14,7 +14,11 @@ import dev.idempotent.testsupport.TestDatabases;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Runs the built kit jar as a user does, in its own JVM, and captures its report. */
+/**
+ * Runs the built kit jar as a user does, in its own JVM, and captures its report. The jar is built in the
+ * {@code process-test-classes} phase of this module, from the packaged jars of the modules it shades: run these tests
+ * with {@code verify} (and {@code -Dtest=...}), not {@code test}, which packages nothing.
+ */
 final class KitProcess {
 
 	private KitProcess() {

@@ -102,7 +102,7 @@ public abstract class AbstractClaimStoreContractTest {
 	void createTables() {
 		this.dataSource = dataSource();
 		this.jdbc = new JdbcTemplate(this.dataSource);
-		SqlDialect dialect = SqlDialect.detect(this.dataSource);
+		SqlDialect dialect = expectedDialect();
 		this.table = createClaimTable(this.dataSource, dialect);
 		this.businessTable = businessTableName(this.table);
 		this.jdbc.execute("CREATE TABLE " + this.businessTable

@@ -82,7 +82,7 @@ public abstract class AbstractRetentionJobContractTest {
 	void createTables() {
 		this.dataSource = dataSource();
 		this.jdbc = new JdbcTemplate(this.dataSource);
-		this.dialect = SqlDialect.detect(this.dataSource);
+		this.dialect = dialect(this.dataSource);
 		this.table = createClaimTable(this.dataSource, this.dialect);
 		this.archive = this.table.archive();
 		SchemaInitializer.archive(this.dataSource, this.archive, this.dialect).initialize();
@@ -93,6 +93,11 @@ public abstract class AbstractRetentionJobContractTest {
 	void dropTables() {
 		dropTable(this.archive.value());
 		dropTable(this.table.value());
+	}
+
+	/** The dialect of the database under test: detected; the conformance kit may be told another. */
+	protected SqlDialect dialect(DataSource dataSource) {
+		return SqlDialect.detect(dataSource);
 	}
 
 	/**

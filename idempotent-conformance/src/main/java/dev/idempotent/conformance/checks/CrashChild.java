@@ -85,17 +85,22 @@ public final class CrashChild {
 		return (outcome instanceof ClaimOutcome.Processed) ? "processed" : "hit";
 	}
 
-	/** Tell the parent where this process is, then wait for a kill -9 (the acknowledgment never comes). */
+	/**
+	 * Tell the parent where this process is, then wait for its kill -9 (the acknowledgment never comes). Should the
+	 * parent go away instead, its end of standard input closes and this process exits rather than linger.
+	 */
 	private static void signalAndWait(PrintStream out, String signal) {
 		out.println(signal);
 		out.flush();
 		try {
-			System.in.read();
-			Thread.sleep(Long.MAX_VALUE);
+			while (System.in.read() >= 0) {
+				// the parent writes nothing: wait for the kill or for the end of input
+			}
 		}
-		catch (IOException | InterruptedException ex) {
-			throw new IllegalStateException(ex);
+		catch (IOException ex) {
+			// the parent is gone
 		}
+		System.exit(3);
 	}
 
 }

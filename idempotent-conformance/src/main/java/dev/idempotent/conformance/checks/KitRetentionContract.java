@@ -20,6 +20,11 @@ public class KitRetentionContract extends AbstractRetentionJobContractTest {
 	}
 
 	@Override
+	protected SqlDialect dialect(DataSource dataSource) {
+		return KitTarget.current().dialect();
+	}
+
+	@Override
 	protected TableName createClaimTable(DataSource dataSource, SqlDialect dialect) {
 		return KitTarget.current().tables().createClaimTable(dialect);
 	}
