@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code -Dspring.aot.enabled=true}, as a user of an AOT-processed (or native-image-bound) application would, then
  * checks and prints its RECONCILIATION line. The application context then comes from the generated initializer,
  * with no bean-definition scanning or auto-configuration conditions at run time, and the class of the proxy the
- * starter puts around the {@code @IdempotentListener} bean was generated at build time. What this does not cover: a
+ * starter puts around the {@code @IdempotentListener} bean was generated at build time; the starter's runtime hints
+ * are in the generated native-image metadata. What this does not cover: a
  * GraalVM native image (no {@code native-image} here).
  */
 class AotLedgerApplicationIT {
@@ -39,6 +40,13 @@ class AotLedgerApplicationIT {
 		assertThat(CLASSES.resolve("dev/idempotent/sample/PaymentListener$$SpringCGLIB$$0.class"))
 			.as("the @IdempotentListener proxy class, generated at build time")
 			.exists();
+		String metadata = Files.readString(CLASSES
+			.resolve("META-INF/native-image/dev.idempotent/sample-ledger-app/reachability-metadata.json"));
+		assertThat(metadata).as("the starter's hints in the native-image metadata")
+			.contains("\"org.postgresql.core.BaseConnection\"")
+			// the JSON may escape slashes
+			.containsPattern("\"dev\\\\?/idempotent\\\\?/jdbc\\\\?/schema\\\\?/schema-\\*\\.sql\"")
+			.containsPattern("\"dev.idempotent.sample.PaymentListener\"[^}]*\"onPaid\"");
 		Path log = Files.createTempFile("aot-ledger", ".log");
 		Process process = new ProcessBuilder(javaExecutable(), "-Dspring.aot.enabled=true", "-Xmx512m", "-cp",
 				classPath(), LedgerApplication.class.getName(), "--ledger.events=" + EVENTS,
