@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.idempotent.claim.ClaimRequest;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Storage SPI of the fast path: a store of keys whose claims the database committed, consulted before a claim's
@@ -51,6 +52,6 @@ public interface FastPath {
 	 * @param claims the committed claims, never {@code null}
 	 * @return {@code null} when they were stored, else the failure (never thrown)
 	 */
-	@org.jspecify.annotations.Nullable Exception remember(List<RememberedClaim> claims);
+	@Nullable Exception remember(List<RememberedClaim> claims);
 
 }
