@@ -97,6 +97,7 @@ final class GroupCommitDelivery {
 		try {
 			outcome = this.executor.executeBatchInOwnTransaction(group.stream().map(GroupMember::request).toList(),
 					(claimed) -> {
+						running[0] = -1; // the executor may run the work again after a transient failure of the claims
 						for (int position : claimed) {
 							running[0] = position;
 							group.get(position).run();

@@ -125,8 +125,9 @@ public final class KafkaTestSupport implements AutoCloseable {
 		return (offset != null) ? offset.offset() : -1;
 	}
 
+	/** How long a test waits for the broker and consumers: 60 s, or {@code -Dit.timeout-seconds} on a loaded machine. */
 	public static Duration timeout() {
-		return Duration.ofSeconds(60);
+		return Duration.ofSeconds(Long.getLong("it.timeout-seconds", 60));
 	}
 
 	@Override
