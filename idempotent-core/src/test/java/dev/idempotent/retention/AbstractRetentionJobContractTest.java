@@ -328,8 +328,15 @@ public abstract class AbstractRetentionJobContractTest {
 
 	@Test
 	void eachBatchSelectionReadsTheStatusAndTimeIndexNotTheTable() {
-		claimAll("young-", 2000, RECENT);
-		markFailed("failed-recent", RECENT);
+		// 2,000 young rows (1% FAILED) in one statement, so that the planners see a table worth an index
+		String recent = "'" + java.time.LocalDateTime.ofInstant(RECENT, java.time.ZoneOffset.UTC).toString().replace('T', ' ')
+				+ "'";
+		java.util.StringJoiner values = new java.util.StringJoiner(", ");
+		for (int i = 0; i < 2000; i++) {
+			values.add("('" + SCOPE + "', 'young-" + i + "', " + ((i % 100 == 0) ? 2 : 1) + ", 1, " + recent + ", " + recent + ")");
+		}
+		this.jdbc.update("INSERT INTO " + this.table + " (scope, idempotency_key, status, attempts, created_at, updated_at)"
+				+ " VALUES " + values);
 		analyze();
 		RetentionStatements statements = RetentionStatements.of(this.table, this.archive, this.dialect, true, false);
 		assertThat(statements.lockBatches()).hasSize(2);
