@@ -212,7 +212,7 @@ public final class ScaleBenchmark {
 		List<ClaimRequest> existing = new ArrayList<>();
 		while (existing.size() < SINGLE) {
 			long id = 1 + ThreadLocalRandom.current().nextLong(maxId);
-			this.jdbc.query("SELECT scope, idempotency_key FROM " + this.table + " WHERE id = ?", (rs) -> {
+			this.jdbc.query("SELECT scope, idempotency_key FROM " + this.table + " WHERE id = ? AND status = 1", (rs) -> {
 				existing.add(new ClaimRequest(rs.getString(1), rs.getString(2), this.source));
 			}, id);
 		}
