@@ -12,12 +12,17 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import javax.sql.DataSource;
+
 import dev.idempotent.key.KeyMasker;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -67,7 +72,12 @@ final class ChildConsumer implements AutoCloseable {
 
 	/** Wait until the child printed a line containing {@code text}. */
 	void awaitLine(String text) {
-		await().atMost(KafkaTestSupport.timeout())
+		awaitLine(text, KafkaTestSupport.timeout());
+	}
+
+	/** Wait until the child printed a line containing {@code text}, for a child that may start slowly. */
+	void awaitLine(String text, java.time.Duration timeout) {
+		await().atMost(timeout)
 			.failFast("child exited", () -> !this.process.isAlive())
 			.until(() -> this.lines.stream().anyMatch((line) -> line.contains(text)));
 	}
@@ -121,6 +131,22 @@ final class ChildConsumer implements AutoCloseable {
 		GroupLedgerListener groupLedgerListener(ItLedger ledger, Environment env) {
 			return new GroupLedgerListener(ledger, env.getRequiredProperty("it.group"),
 					env.getProperty("crash.before-commit-of", ""), env.getProperty("crash.after-commit-of", ""));
+		}
+
+		@Bean
+		@ConditionalOnProperty(name = "it.mode", havingValue = "outputs")
+		OutputsCrashListener outputsCrashListener(ItLedger ledger, KafkaTemplate<String, String> template,
+				Environment env) {
+			return new OutputsCrashListener(ledger, template, env.getRequiredProperty("it.group"),
+					env.getRequiredProperty("it.out-topic"), env.getProperty("crash.after-commit-of", ""));
+		}
+
+		/** With Kafka transactions, Boot's JDBC transaction manager steps aside for its Kafka one: the claim needs one. */
+		@Bean
+		@Primary
+		@ConditionalOnProperty(name = "spring.kafka.producer.transaction-id-prefix")
+		DataSourceTransactionManager transactionManager(DataSource dataSource) {
+			return new DataSourceTransactionManager(dataSource);
 		}
 
 		@Bean
