@@ -24,6 +24,8 @@ CREATE TABLE IF NOT EXISTS idempotent_claim (
     last_error       VARCHAR(1000) NULL,
     payload_fingerprint VARCHAR(64) NULL,
     PRIMARY KEY (id),
-    UNIQUE KEY uk_idempotent_claim_scope_key (scope, idempotency_key),
-    KEY ix_idempotent_claim_status_updated (status, updated_at)
+    UNIQUE KEY uk_idempotent_claim_scope_key (scope, idempotency_key)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+-- a statement of its own, so that initialize-schema=always also adds it to a table created before it existed
+CREATE INDEX IF NOT EXISTS ix_idempotent_claim_status_updated ON idempotent_claim (status, updated_at);

@@ -368,6 +368,21 @@ public abstract class AbstractRetentionJobContractTest {
 	}
 
 	@Test
+	void initializingTheSchemaAddsTheStatusAndTimeIndexToATableCreatedBeforeIt() {
+		org.junit.jupiter.api.Assumptions.assumeFalse(this.dialect.id().equals("mysql"),
+				"MySQL has no CREATE INDEX IF NOT EXISTS: its DDL declares the index in CREATE TABLE only");
+		String index = "ix_" + this.table.simpleName() + "_status_updated";
+		this.jdbc.execute(this.dialect.needsBinaryCollation() ? "DROP INDEX " + index + " ON " + this.table
+				: "DROP INDEX " + index);
+		SchemaValidator validator = new SchemaValidator(this.dataSource, this.table, this.dialect, 128);
+		assertThat(validator.problems()).hasSize(1);
+
+		new SchemaInitializer(this.dataSource, this.table, this.dialect).initialize();
+
+		assertThat(validator.problems()).isEmpty();
+	}
+
+	@Test
 	void archivesIntoTheTimePartitionedArchiveWhoseMonthsAnOperatorDrops() throws Exception {
 		org.springframework.core.io.ClassPathResource ddl = new org.springframework.core.io.ClassPathResource(
 				"dev/idempotent/jdbc/schema/schema-" + this.dialect.id() + "-archive-partitioned.sql");
