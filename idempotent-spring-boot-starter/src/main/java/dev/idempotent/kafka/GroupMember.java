@@ -6,13 +6,17 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.ProxyMethodInvocation;
+
 /**
  * One record of a group commit: the record, its claim, and the listener method's invocation with the arguments the
  * listener adapter converted for it, held until the group's claims are known.
  *
  * @param record the record
  * @param request its claim
- * @param invocation the method's invocation for this record, not yet proceeded
+ * @param invocation the method's invocation for this record, not yet proceeded; each run proceeds a copy of it, so that
+ * a run again (the group cut before a failing record, or processed record by record) goes through the advice inside
+ * the idempotent one (a {@code @Transactional}, an application's aspect) as the first did
  * @param outputs how what the method sends for this record is captured
  */
 record GroupMember(ConsumerRecord<?, ?> record, ClaimRequest request, MethodInvocation invocation,
@@ -34,7 +38,10 @@ record GroupMember(ConsumerRecord<?, ?> record, ClaimRequest request, MethodInvo
 		ConsumerRecord<?, ?> previous = CurrentRecord.get();
 		CurrentRecord.bind(this.record);
 		try {
-			return IdempotencyContext.runBound(this.request, this.invocation::proceed);
+			// a proceeded invocation keeps its position in the advice chain: proceeding it again would skip the advice
+			MethodInvocation run = (this.invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
+					: this.invocation;
+			return IdempotencyContext.runBound(this.request, run::proceed);
 		}
 		finally {
 			if (previous != null) {
