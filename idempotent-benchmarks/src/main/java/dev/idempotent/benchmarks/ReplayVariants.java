@@ -47,10 +47,7 @@ final class ReplayVariants {
 		@Bean
 		ConcurrentKafkaListenerContainerFactory<Object, Object> seedFactory(
 				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
-			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
-			configurer.configure(factory, consumers);
-			factory.setBatchListener(true);
-			return factory;
+			return Variants.batchFactory(configurer, consumers);
 		}
 
 		@Bean

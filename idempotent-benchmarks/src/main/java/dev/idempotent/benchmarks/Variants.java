@@ -32,6 +32,15 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class Variants {
 
+	/** A container factory of batch listeners configured as Boot configures the default one. */
+	static ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
+			ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
+		ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
+		configurer.configure(factory, consumers);
+		factory.setBatchListener(true);
+		return factory;
+	}
+
 	private Variants() {
 	}
 
@@ -70,10 +79,7 @@ final class Variants {
 		@Bean
 		ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
 				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
-			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
-			configurer.configure(factory, consumers);
-			factory.setBatchListener(true);
-			return factory;
+			return Variants.batchFactory(configurer, consumers);
 		}
 
 		@Bean
@@ -129,10 +135,7 @@ final class Variants {
 		@Bean
 		ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
 				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
-			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
-			configurer.configure(factory, consumers);
-			factory.setBatchListener(true);
-			return factory;
+			return Variants.batchFactory(configurer, consumers);
 		}
 
 		@Bean

@@ -28,7 +28,7 @@ final class MariaDbBatchClaim extends ReadFirstBatchClaim {
 	void claimAbsent(Connection connection, List<ClaimRequest> keys, LocalDateTime now,
 			Map<ClaimRequest, ClaimResult> results) throws SQLException {
 		if (keys.size() == 1) {
-			results.put(ClaimOperations.withoutSource(keys.get(0)), this.operations.claimOne(connection, keys.get(0), now));
+			claimSingle(connection, keys.get(0), now, results);
 			return;
 		}
 		for (ClaimRequest request : this.operations.insertSkipping(connection, keys, now, results)) {

@@ -62,4 +62,10 @@ abstract sealed class ReadFirstBatchClaim implements BatchClaim permits MariaDbB
 	abstract void claimAbsent(Connection connection, List<ClaimRequest> keys, LocalDateTime now,
 			Map<ClaimRequest, ClaimResult> results) throws SQLException;
 
+	/** Claim one key as a single claim would, putting its result into {@code results}. */
+	final void claimSingle(Connection connection, ClaimRequest request, LocalDateTime now,
+			Map<ClaimRequest, ClaimResult> results) throws SQLException {
+		results.put(ClaimOperations.withoutSource(request), this.operations.claimOne(connection, request, now));
+	}
+
 }
