@@ -851,7 +851,7 @@ public abstract class AbstractClaimStoreContractTest {
 		String withoutUnique = ddl.replace(this.table.value(), weak.value())
 			.replaceAll(",\\s*(UNIQUE KEY|CONSTRAINT) uk_\\w+ (UNIQUE )?\\(scope, idempotency_key\\)", "");
 		try {
-			this.jdbc.execute(withoutUnique.replaceAll("(?m)^--.*$", ""));
+			executeDdl(withoutUnique.replaceAll("(?m)^--.*$", ""));
 			assertThat(new SchemaValidator(this.dataSource, weak, expectedDialect(), 300).problems()).containsExactly(
 					"no UNIQUE index covers exactly (scope, idempotency_key): duplicates would not be detected",
 					"column idempotency_key holds " + keyColumnSize() + " characters, less than idempotent.max-key-length=300");
@@ -976,7 +976,7 @@ public abstract class AbstractClaimStoreContractTest {
 			.replaceAll("(?m)^--.*$", "")
 			.replaceAll("(?m)^\\s*payload_fingerprint .*$", "");
 		try {
-			this.jdbc.execute(ddl);
+			executeDdl(ddl);
 			DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(this.dataSource);
 			TransactionalClaimExecutor plain = new TransactionalClaimExecutor(
 					new JdbcClaimStore(this.dataSource, old, expectedDialect(), Clock.systemUTC()), transactionManager,
@@ -1171,6 +1171,16 @@ public abstract class AbstractClaimStoreContractTest {
 	protected int count(String tableName) {
 		Integer count = this.jdbc.queryForObject("SELECT COUNT(*) FROM " + tableName, Integer.class);
 		return (count != null) ? count : -1;
+	}
+
+	/** Run a DDL script of one or more statements, as the schema initializer does. */
+	void executeDdl(String script) {
+		this.jdbc.execute((org.springframework.jdbc.core.ConnectionCallback<Object>) (connection) -> {
+			org.springframework.jdbc.datasource.init.ScriptUtils.executeSqlScript(connection,
+					new org.springframework.core.io.ByteArrayResource(
+							script.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+			return null;
+		});
 	}
 
 }

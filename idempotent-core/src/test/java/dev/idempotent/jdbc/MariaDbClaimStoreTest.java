@@ -26,7 +26,7 @@ class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
 			.replace("utf8mb4_nopad_bin", "utf8mb4_bin")
 			.replaceFirst("utf8mb4_bin", "utf8mb4_general_ci");
 		try {
-			this.jdbc.execute(ddl);
+			executeDdl(ddl);
 			assertThat(new SchemaValidator(this.dataSource, padded, SqlDialect.MARIADB, 128).problems()).containsExactly(
 					"column scope uses collation utf8mb4_general_ci, which merges keys that differ in case, accents or"
 							+ " trailing spaces; it must be binary and NO PAD (utf8mb4_nopad_bin); fix it with: ALTER TABLE "
@@ -55,7 +55,7 @@ class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
 			.replace("CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin", "CHARACTER SET " + charset + " COLLATE "
 					+ charset + "_nopad_bin");
 		try {
-			this.jdbc.execute(ddl);
+			executeDdl(ddl);
 			SchemaValidator validator = new SchemaValidator(this.dataSource, narrow, SqlDialect.MARIADB, 128);
 			List<String> problems = validator.problems();
 
@@ -84,7 +84,7 @@ class MariaDbClaimStoreTest extends AbstractClaimStoreContractTest {
 			.replaceAll("(?m)^--.*$", "")
 			.replace("(scope, idempotency_key)", "(scope, idempotency_key(8))");
 		try {
-			this.jdbc.execute(ddl);
+			executeDdl(ddl);
 			assertThat(new SchemaValidator(this.dataSource, prefixed, SqlDialect.MARIADB, 128).problems()).containsExactly(
 					"no UNIQUE index covers exactly (scope, idempotency_key): duplicates would not be detected");
 		}

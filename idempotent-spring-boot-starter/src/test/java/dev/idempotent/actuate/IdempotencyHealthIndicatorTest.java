@@ -56,7 +56,11 @@ class IdempotencyHealthIndicatorTest {
 			.replaceAll("(?m)^--.*$", "")
 			.replaceAll(",\\s*(UNIQUE KEY|CONSTRAINT) uk_\\w+ (UNIQUE )?\\(scope, idempotency_key\\)", "");
 		assertThat(ddl).doesNotContain("UNIQUE");
-		new JdbcTemplate(dataSource).execute(ddl);
+		new JdbcTemplate(dataSource).execute((org.springframework.jdbc.core.ConnectionCallback<Object>) (connection) -> {
+			org.springframework.jdbc.datasource.init.ScriptUtils.executeSqlScript(connection,
+					new org.springframework.core.io.ByteArrayResource(ddl.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+			return null;
+		});
 		try {
 			Health health = indicator(dataSource, table, dialect).health();
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);

@@ -129,8 +129,12 @@ public final class ScaleBenchmark {
 			String ddl = new SchemaInitializer(this.dataSource, this.table, this.dialect).ddl()
 				.replace("PRIMARY KEY (id),", "PRIMARY KEY (scope, idempotency_key), UNIQUE KEY uk_" + this.table.simpleName()
 						+ "_id (id),")
-				.replace("UNIQUE KEY uk_" + this.table.simpleName() + "_scope_key (scope, idempotency_key),", "");
-			this.jdbc.execute(ddl.substring(ddl.indexOf("CREATE TABLE")));
+				.replaceAll(",\\s*UNIQUE KEY uk_" + this.table.simpleName() + "_scope_key \\(scope, idempotency_key\\)", "");
+			this.jdbc.execute((org.springframework.jdbc.core.ConnectionCallback<Object>) (connection) -> {
+				org.springframework.jdbc.datasource.init.ScriptUtils.executeSqlScript(connection,
+						new org.springframework.core.io.ByteArrayResource(ddl.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+				return null;
+			});
 		}
 		else {
 			new SchemaInitializer(this.dataSource, this.table, this.dialect).initialize();
