@@ -54,9 +54,12 @@ record RetentionStatements(List<String> lockBatches, @Nullable String archivePre
 	static RetentionStatements of(TableName table, @Nullable TableName archive, SqlDialect dialect,
 			boolean includeFailed, boolean fingerprints) {
 		List<Integer> statuses = includeFailed ? List.of(1, 2) : List.of(1);
+		// H2 locks every row it sorts, not only those it returns, so that concurrent jobs would find nothing to take:
+		// there the index range is read in its own order without ORDER BY (the same order, by updated_at)
+		String order = (dialect == SqlDialect.H2) ? "" : " ORDER BY updated_at";
 		List<String> lockBatches = statuses.stream()
 			.map((status) -> "SELECT id, scope, idempotency_key FROM " + table + " WHERE status = " + status
-					+ " AND updated_at < ? ORDER BY updated_at" + dialect.lockBatchClause())
+					+ " AND updated_at < ?" + order + dialect.lockBatchClause())
 			.toList();
 		String columns = fingerprints ? COLUMNS_WITH_FINGERPRINT : COLUMNS;
 		String archivePrefix = (archive != null)
