@@ -161,9 +161,13 @@ class FastPathExecutorTest {
 	void theFastPathIsAskedAgainAfterThePause() throws Throwable {
 		TransactionalClaimExecutor executor = executor(Duration.ofMillis(1));
 		this.fastPath.failing = true;
+		long failedAt = System.nanoTime();
 		executor.execute(request("order-10", 1), () -> null);
 		this.fastPath.failing = false;
-		Thread.sleep(5); // the pause is 1 ms: the next call probes the fast path
+		// the pause is 1 ms from the failure: once it is over, the next call probes the fast path
+		org.awaitility.Awaitility.await()
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> System.nanoTime() - failedAt > Duration.ofMillis(2).toNanos());
 
 		executor.execute(request("order-11", 1), () -> null);
 		executor.execute(request("order-11", 2), () -> null);
