@@ -30,9 +30,20 @@ public sealed interface ClaimOutcome<T extends @Nullable Object> permits ClaimOu
 	 * An idempotent hit: the work did not run.
 	 *
 	 * @param hit what the claim found
+	 * @param fromFastPath whether the fast path answered without the database; the fast path knows only claims that
+	 * stored nothing a hit must read back ({@link dev.idempotent.fastpath.DatabaseOnlyKeys}), so such a hit has no
+	 * stored outputs to send again
 	 * @param <T> the work's result type
 	 */
-	record Skipped<T extends @Nullable Object>(ClaimResult.Hit hit) implements ClaimOutcome<T> {
+	record Skipped<T extends @Nullable Object>(ClaimResult.Hit hit, boolean fromFastPath) implements ClaimOutcome<T> {
+
+		/**
+		 * A hit found by the database claim.
+		 * @param hit what the claim found
+		 */
+		public Skipped(ClaimResult.Hit hit) {
+			this(hit, false);
+		}
 
 		@Override
 		public @Nullable T value() {

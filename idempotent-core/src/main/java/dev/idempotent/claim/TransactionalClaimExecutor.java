@@ -164,7 +164,7 @@ public class TransactionalClaimExecutor {
 			ClaimResult.Hit known = this.fastPath.lookUp(request);
 			if (known != null) {
 				fastPathHit(request, known, Duration.ofNanos(System.nanoTime() - start));
-				return new ClaimOutcome.Skipped<>(known);
+				return new ClaimOutcome.Skipped<>(known, true);
 			}
 		}
 		return inTransaction(request::toString, request.scope(), (outcomes) -> claimAndRun(request, work, outcomes));

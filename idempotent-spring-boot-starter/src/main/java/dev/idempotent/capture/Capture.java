@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.Future;
 
 import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.fastpath.DatabaseOnlyKeys;
 import dev.idempotent.output.OutputHeader;
 import dev.idempotent.output.StoredOutput;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -164,6 +165,8 @@ public final class Capture implements AutoCloseable {
 		}
 		this.owner.store().store(this.claim, this.stored, this.outputs.subList(this.stored, this.outputs.size()));
 		this.stored = this.outputs.size();
+		// a hit on this claim must read its outputs back: the fast path must not answer it
+		DatabaseOnlyKeys.exclude(this.claim);
 	}
 
 	/**

@@ -175,7 +175,9 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			return;
 		}
 		if (outcome instanceof ClaimOutcome.Skipped<?> skipped) {
-			outputs.replay(request, skipped.hit());
+			if (!skipped.fromFastPath()) { // the fast path knows only claims that stored no outputs
+				outputs.replay(request, skipped.hit());
+			}
 		}
 		else {
 			capture.awaitSent();

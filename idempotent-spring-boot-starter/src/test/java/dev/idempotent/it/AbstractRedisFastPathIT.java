@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 
+import dev.idempotent.capture.OutputMeters;
 import dev.idempotent.fastpath.redis.RedisProcess;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.metrics.MicrometerClaimListener;
@@ -27,6 +28,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -44,12 +46,17 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = { ItApplication.class, AbstractRedisFastPathIT.Listeners.class },
 		properties = { "idempotent.fast-path.redis.enabled=true", "idempotent.fast-path.redis.timeout=100ms",
 				"idempotent.fast-path.redis.pause-after-error=300ms" })
-@EmbeddedKafka(partitions = 1, topics = { AbstractRedisFastPathIT.SINGLE, AbstractRedisFastPathIT.BATCH })
+@EmbeddedKafka(partitions = 1, topics = { AbstractRedisFastPathIT.SINGLE, AbstractRedisFastPathIT.BATCH,
+		AbstractRedisFastPathIT.SENDING, AbstractRedisFastPathIT.SENT })
 abstract class AbstractRedisFastPathIT {
 
 	static final String SINGLE = "fast-path.single";
 
 	static final String BATCH = "fast-path.batch";
+
+	static final String SENDING = "fast-path.sending";
+
+	static final String SENT = "fast-path.sent";
 
 	static final String FLUSH = "-flush-redis";
 
@@ -169,6 +176,27 @@ abstract class AbstractRedisFastPathIT {
 		assertThat(this.ledger.doubleCredits(scope)).isEmpty();
 	}
 
+	@Test
+	void aClaimThatStoredOutputsIsAnsweredByTheDatabaseAndItsHitsSendThemAgain() throws Exception {
+		String scope = this.run + "-sending";
+		List<String> keys = keys(scope + "-a", 10);
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString())) {
+			kafka.sendAll(SENDING, keys);
+			awaitDone(kafka, scope, SENDING);
+			kafka.sendAll(SENDING, keys);
+			awaitDone(kafka, scope, SENDING);
+		}
+
+		assertThat(fastPathHits(scope)).as("a claim with stored outputs is not remembered by the fast path").isZero();
+		assertThat(count(scope, MicrometerClaimListener.HIT)).as("the re-sent keys are hits").isEqualTo(10);
+		assertThat(this.meters.find(OutputMeters.REPLAYED).tag("scope", scope).counter())
+			.as("each hit sent its stored output again")
+			.isNotNull()
+			.extracting(Counter::count)
+			.isEqualTo(10.0);
+		assertThat(this.ledger.rows(scope)).isEqualTo(10);
+	}
+
 	@Autowired
 	FaultingListeners faulting;
 
@@ -221,8 +249,38 @@ abstract class AbstractRedisFastPathIT {
 		}
 
 		@Bean
+		SendingListener sendingListener(ItLedger ledger, KafkaTemplate<String, String> template,
+				@Value("${it.run}") String run) {
+			return new SendingListener(ledger, template, run);
+		}
+
+		@Bean
 		FaultingListeners faultingListeners(ItLedger ledger, @Value("${it.run}") String run) {
 			return new FaultingListeners(ledger, run);
+		}
+
+	}
+
+	/** Credits each record and sends one output for it. */
+	static class SendingListener {
+
+		private final ItLedger ledger;
+
+		private final KafkaTemplate<String, String> template;
+
+		private final String run;
+
+		SendingListener(ItLedger ledger, KafkaTemplate<String, String> template, String run) {
+			this.ledger = ledger;
+			this.template = template;
+			this.run = run;
+		}
+
+		@KafkaListener(topics = SENDING, groupId = "${it.run}-sending")
+		@IdempotentListener(scope = "${it.run}-sending")
+		public void onRecord(ConsumerRecord<String, String> record) {
+			this.ledger.credit(this.run + "-sending", record.key(), record.value());
+			this.template.send(SENT, record.key(), "credited " + record.key());
 		}
 
 	}

@@ -48,7 +48,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 public class RedisFastPath implements FastPath {
 
-	private static final String VERSION = "v1";
+	private static final String VERSION = "v2";
 
 	private final LettuceConnectionFactory connectionFactory;
 
@@ -159,7 +159,7 @@ public class RedisFastPath implements FastPath {
 			.getBytes(StandardCharsets.UTF_8);
 	}
 
-	/** {@code v1;<processed at, epoch ms>;<fingerprint or empty>;<partition>;<offset>;<topic>}, or without the source. */
+	/** {@code v2;<processed at, epoch ms>;<fingerprint or empty>;<partition>;<offset>;<topic>}, or without the source. */
 	static byte[] encode(RememberedClaim claim) {
 		StringBuilder value = new StringBuilder(VERSION).append(';').append(claim.processedAt().toEpochMilli()).append(';');
 		String fingerprint = claim.request().fingerprint();
