@@ -69,6 +69,8 @@ class FastPathExecutorTest {
 		});
 
 		assertThat(outcome).isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(((ClaimOutcome.Skipped<String>) outcome).fromFastPath()).as("told as answered by the fast path")
+			.isTrue();
 		ClaimResult.Hit hit = ((ClaimOutcome.Skipped<String>) outcome).hit();
 		assertThat(hit.source()).as("the first delivery's source, from the fast path")
 			.isEqualTo(new DeliverySource("orders", 0, 7));
@@ -124,6 +126,7 @@ class FastPathExecutorTest {
 		ClaimOutcome<Object> outcome = this.executor.execute(request("order-5", 2), () -> null);
 
 		assertThat(outcome).isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(((ClaimOutcome.Skipped<Object>) outcome).fromFastPath()).as("told as found by the database").isFalse();
 		assertThat(this.fastPathHits).as("found by the database").hasValue(0);
 		assertThat(this.fastPath.remembered).singleElement()
 			.satisfies((claim) -> assertThat(claim.request().source()).isEqualTo(new DeliverySource("orders", 0, 1)));
