@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import dev.idempotent.capture.ClaimOutputs;
+import dev.idempotent.capture.Replies;
 import dev.idempotent.capture.OutputRejectedException;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.ConflictLog;
@@ -215,13 +216,13 @@ public class IdempotentAutoConfiguration {
 	static IdempotentListenerPostProcessor idempotentListenerPostProcessor(ObjectProvider<ListenerMethods> methods,
 			ObjectProvider<TransactionalClaimExecutor> executor, ObjectProvider<LeasedClaimExecutor> leasedExecutor,
 			ObjectProvider<ClaimListener> listeners, ObjectProvider<LateRecordGuard> lateRecords,
-			ObjectProvider<ClaimOutputs> outputs) {
+			ObjectProvider<ClaimOutputs> outputs, ObjectProvider<ListenerReplies> replies) {
 		Supplier<ClaimListener> claimListener = SingletonSupplier
 			.of(() -> claimListener(listeners));
 		return new IdempotentListenerPostProcessor(SingletonSupplier.of(methods::getObject),
 				SingletonSupplier.of(executor::getObject), SingletonSupplier.of(leasedExecutor::getObject), claimListener,
 				SingletonSupplier.of(() -> lateRecords.getIfAvailable(() -> LateRecordGuard.NONE)),
-				SingletonSupplier.of(outputs::getIfAvailable));
+				SingletonSupplier.of(outputs::getIfAvailable), SingletonSupplier.of(replies::getIfAvailable));
 	}
 
 	@Bean
@@ -237,8 +238,10 @@ public class IdempotentAutoConfiguration {
 	}
 
 	@Bean
-	ListenerReplies idempotentListenerReplies(ObjectProvider<ListenerMethods> methods, IdempotentProperties properties) {
-		return new ListenerReplies(methods::getObject, properties.getReplies());
+	ListenerReplies idempotentListenerReplies(ObjectProvider<ListenerMethods> methods, IdempotentProperties properties,
+			BeanFactory beanFactory, ObjectProvider<ClaimOutputs> outputs, ObjectProvider<Replies> replies) {
+		return new ListenerReplies(methods::getObject, properties.getReplies(), beanFactory, outputs::getIfAvailable,
+				replies::getIfAvailable);
 	}
 
 	@Bean

@@ -9,6 +9,7 @@ import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.capture.OutputMeters;
 import dev.idempotent.capture.OutputSettings;
 import dev.idempotent.capture.ProducerCaptureInstaller;
+import dev.idempotent.capture.Replies;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.output.JdbcOutputStore;
@@ -70,6 +71,13 @@ public class IdempotentOutputsAutoConfiguration {
 				outputs.getAckTimeout(), properties.getKeyHeader());
 		return new ClaimOutputs(store, settings, replayFactory(factories, installer),
 				meters.getIfAvailable(() -> OutputMeters.NONE));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	Replies idempotentReplies(ObjectProvider<ProducerCaptureInstaller> installer, IdempotentProperties properties,
+			IdempotentOutputsProperties outputs) {
+		return new Replies(installer::getObject, properties.getKeyHeader(), outputs.getAckTimeout());
 	}
 
 	/**

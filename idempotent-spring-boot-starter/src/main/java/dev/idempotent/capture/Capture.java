@@ -149,6 +149,26 @@ public final class Capture implements AutoCloseable {
 	}
 
 	/**
+	 * Record the reply of a {@code @SendTo} method (made by {@link Replies#serialize}) after the outputs it sent, to be
+	 * stored with them; spring-kafka sends it after the claim committed ({@link PendingReply}). Nothing is recorded
+	 * when this capture does not record.
+	 * @param reply the stored reply
+	 */
+	public void reply(StoredOutput reply) {
+		if (this.recording) {
+			this.outputs.add(reply);
+		}
+	}
+
+	/**
+	 * Return the position the next output of the claim takes.
+	 * @return how many outputs were recorded, 0 or more
+	 */
+	public int position() {
+		return this.outputs.size();
+	}
+
+	/**
 	 * Store the outputs recorded since the last call, in the transaction active on the business database, and stop
 	 * recording on this thread. Call after the work, before the claim's transaction commits.
 	 * @throws OutputRejectedException if an output was rejected while the work ran (and the work caught it): the claim
@@ -176,10 +196,12 @@ public final class Capture implements AutoCloseable {
 	 * @throws OutputRejectedException if an output failed for good (e.g. too large for the broker)
 	 */
 	public void awaitSent() {
+		if (this.stored > 0) {
+			this.owner.meters().stored(this.claim.scope(), this.stored);
+		}
 		if (this.acks.isEmpty()) {
 			return;
 		}
-		this.owner.meters().stored(this.claim.scope(), this.stored);
 		Acknowledgments.await(this.acks, this.owner.settings().ackTimeout(), this.claim);
 	}
 

@@ -18,13 +18,19 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A producer that hands every record sent on a thread with an open {@link Capture} to it, with the bytes its
  * {@link CapturingSerializer}s produced and the future of the broker's acknowledgment. Everything else is passed to
- * the wrapped producer unchanged. Thread-safe as the wrapped producer is.
+ * the wrapped producer unchanged. The first record sent on a thread that expects a {@link PendingReply} (none is open
+ * under a claim there) is spring-kafka's reply: it is sent with the reply's stored bytes. Thread-safe as the wrapped
+ * producer is.
  */
 final class CapturingProducer<K, V> implements Producer<K, V> {
+
+	private static final Logger logger = LoggerFactory.getLogger(CapturingProducer.class);
 
 	private final Producer<K, V> delegate;
 
@@ -40,8 +46,12 @@ final class CapturingProducer<K, V> implements Producer<K, V> {
 	@Override
 	public Future<RecordMetadata> send(ProducerRecord<K, V> record, @Nullable Callback callback) {
 		Capture capture = Capture.current();
-		if (capture == null || SerializedSlot.replaying()) {
+		if (SerializedSlot.replaying()) {
 			return this.delegate.send(record, callback);
+		}
+		if (capture == null) {
+			PendingReply reply = PendingReply.take();
+			return (reply != null) ? sendReply(record, callback, reply) : this.delegate.send(record, callback);
 		}
 		capture.beforeSend(record);
 		SerializedSlot slot = SerializedSlot.open();
@@ -53,6 +63,27 @@ final class CapturingProducer<K, V> implements Producer<K, V> {
 		finally {
 			slot.close();
 		}
+	}
+
+	/** Send spring-kafka's reply with the stored bytes, and wait for it if the reply waits. */
+	private Future<RecordMetadata> sendReply(ProducerRecord<K, V> record, @Nullable Callback callback,
+			PendingReply reply) {
+		reply.addStoredHeaders(record);
+		Future<RecordMetadata> ack;
+		try (SerializedSlot slot = SerializedSlot.replay(reply.reply().key(), reply.reply().value())) {
+			ack = this.delegate.send(record, callback);
+		}
+		try {
+			reply.awaitSent(ack);
+		}
+		catch (RuntimeException ex) {
+			// spring-kafka neither logs a failed reply nor fails the record for it
+			logger.error("A @SendTo reply was not acknowledged by the broker; the offset of its request is committed"
+					+ " as spring-kafka goes on. The reply is stored with its claim: a redelivery or retry of the"
+					+ " request gets it.", ex);
+			throw ex;
+		}
+		return ack;
 	}
 
 	@Override

@@ -12,6 +12,7 @@ import dev.idempotent.claim.HitOrigin;
 import dev.idempotent.output.OutputStore;
 import dev.idempotent.output.StoredOutput;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,36 +83,55 @@ public final class ClaimOutputs {
 	 * in the first record's transaction (had it aborted, that record would have been redelivered first, and its hit
 	 * would have sent them), so they are not sent again, which keeps them exactly once for {@code read_committed}
 	 * readers. Otherwise (a redelivery of the record that stored them, or no Kafka transaction) they are sent again.
+	 * A stored reply ({@link Replies#isReply}) is not sent here but returned: it goes to the request at hand, whatever
+	 * the hit's origin, through spring-kafka ({@link PendingReply}).
 	 * @param claim the claim that was a hit
 	 * @param hit what the claim found
-	 * @return how many outputs were sent again
+	 * @param replies whether the listener replies (else a stored reply is not looked for)
+	 * @return the claim's stored reply, or {@code null} if it has none or {@code replies} is {@code false}
 	 * @throws OutputDeliveryException if an output was not acknowledged in time (retry the record)
 	 * @throws OutputRejectedException if an output failed for good
 	 */
-	public int replay(ClaimRequest claim, ClaimResult.Hit hit) {
-		if (HitOrigin.of(claim, hit) == HitOrigin.RESEND && this.replay.get().inKafkaTransaction()) {
-			return 0;
+	public @Nullable StoredOutput replay(ClaimRequest claim, ClaimResult.Hit hit, boolean replies) {
+		boolean delivered = HitOrigin.of(claim, hit) == HitOrigin.RESEND && this.replay.get().inKafkaTransaction();
+		if (delivered && !replies) {
+			return null;
 		}
-		return replay(claim);
+		List<StoredOutput> outputs = this.store.load(claim.scope(), claim.key());
+		if (!delivered) {
+			send(claim, outputs);
+		}
+		if (!replies) {
+			return null;
+		}
+		StoredOutput reply = outputs.stream().filter(Replies::isReply).reduce((first, second) -> second).orElse(null);
+		if (reply != null) {
+			this.meters.replayed(claim.scope(), 1); // spring-kafka sends it, after the advice returned
+		}
+		return reply;
 	}
 
 	/**
 	 * Send the stored outputs of a claim again, in order, and wait for their acknowledgments: for an idempotent hit,
-	 * before its offset is committed.
+	 * before its offset is committed. A stored reply is not sent (only a reply to a request sends it).
 	 * @param claim the claim that was a hit
 	 * @return how many outputs were sent again
 	 * @throws OutputDeliveryException if an output was not acknowledged in time (retry the record)
 	 * @throws OutputRejectedException if an output failed for good
 	 */
 	public int replay(ClaimRequest claim) {
-		List<StoredOutput> outputs = this.store.load(claim.scope(), claim.key());
-		if (outputs.isEmpty()) {
+		return send(claim, this.store.load(claim.scope(), claim.key()));
+	}
+
+	private int send(ClaimRequest claim, List<StoredOutput> outputs) {
+		int count = (int) outputs.stream().filter((output) -> !Replies.isReply(output)).count();
+		if (count == 0) {
 			return 0;
 		}
 		List<Future<RecordMetadata>> acks = this.replay.get().resend(claim, outputs, this.settings.keyHeader());
 		Acknowledgments.await(acks, this.settings.ackTimeout(), claim);
-		this.meters.replayed(claim.scope(), outputs.size());
-		return outputs.size();
+		this.meters.replayed(claim.scope(), count);
+		return count;
 	}
 
 	OutputStore store() {

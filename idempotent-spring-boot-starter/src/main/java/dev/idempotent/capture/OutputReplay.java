@@ -39,7 +39,7 @@ final class OutputReplay {
 		return this.factory.transactionCapable() && TransactionSynchronizationManager.hasResource(this.factory);
 	}
 
-	/** Send the outputs again; return the acknowledgments' futures, in order. */
+	/** Send the outputs again but the reply; return the acknowledgments' futures, in order. */
 	List<Future<RecordMetadata>> resend(ClaimRequest claim, List<StoredOutput> outputs, String keyHeader) {
 		if (this.factory.transactionCapable() && !TransactionSynchronizationManager.hasResource(this.factory)) {
 			return this.template.executeInTransaction((operations) -> sendAll(operations, claim, outputs, keyHeader));
@@ -52,6 +52,9 @@ final class OutputReplay {
 		List<Future<RecordMetadata>> acks = new ArrayList<>(outputs.size());
 		for (int i = 0; i < outputs.size(); i++) {
 			StoredOutput output = outputs.get(i);
+			if (Replies.isReply(output)) {
+				continue; // spring-kafka sends it to the request at hand
+			}
 			RecordHeaders headers = new RecordHeaders();
 			for (OutputHeader header : output.headers()) {
 				headers.add(header.name(), header.value());

@@ -247,7 +247,7 @@ final class BatchDelivery {
 			return;
 		}
 		if (outcome instanceof ClaimOutcome.Skipped<?> skipped) {
-			this.outputs.replay(claim, skipped.hit());
+			this.outputs.replay(claim, skipped.hit(), false);
 		}
 		else {
 			capture.awaitSent();

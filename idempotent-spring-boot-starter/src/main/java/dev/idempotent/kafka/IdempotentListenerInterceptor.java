@@ -19,6 +19,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 
 /**
@@ -48,15 +49,19 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 
 	private final Supplier<@Nullable ClaimOutputs> outputs;
 
+	private final Supplier<@Nullable ListenerReplies> replies;
+
 	IdempotentListenerInterceptor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
 			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener,
-			LateRecordCheck lateRecords, Supplier<@Nullable ClaimOutputs> outputs) {
+			LateRecordCheck lateRecords, Supplier<@Nullable ClaimOutputs> outputs,
+			Supplier<@Nullable ListenerReplies> replies) {
 		this.methods = methods;
 		this.executor = executor;
 		this.leasedExecutor = leasedExecutor;
 		this.claimListener = claimListener;
 		this.lateRecords = lateRecords;
 		this.outputs = outputs;
+		this.replies = replies;
 	}
 
 	@Override
@@ -98,14 +103,17 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 		DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.of(invocation.getArguments(),
 				listener.endpoint().acknowledgmentIndex(), 1, false);
 		ClaimOutputs outputs = this.outputs.get();
+		ListenerReplies replies = this.replies.get();
+		ListenerReply reply = (replies != null) ? replies.of(listener) : null;
 		try (Capture capture = (outputs != null) ? outputs.begin(request, listener.capturesOutputs(), listener.toString())
 				: null) {
-			ClaimOutcome<Object> outcome = claim(listener, request, record, acknowledgment, invocation, capture);
+			StoredReply stored = new StoredReply(reply, capture, request, record);
+			ClaimOutcome<Object> outcome = claim(listener, request, record, acknowledgment, invocation, stored);
 			if (outcome == null) {
 				return null;
 			}
 			try {
-				deliverOutputs(outputs, capture, request, outcome);
+				deliverOutputs(outputs, capture, request, outcome, stored);
 			}
 			catch (Throwable ex) {
 				// the claim committed: its key must not become FAILED, the retry is a hit that sends the outputs again
@@ -115,7 +123,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			FailedDeliveries.succeeded(record);
 			acknowledgment.committed((outcome instanceof ClaimOutcome.Skipped) ? SINGLE_RECORD : List.of());
 			acknowledgment.complete();
-			return outcome.value();
+			return stored.returned(outcome.value());
 		}
 	}
 
@@ -126,9 +134,11 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 	 */
 	private @Nullable ClaimOutcome<Object> claim(ListenerMethod listener, ClaimRequest request,
 			ConsumerRecord<?, ?> record, DeliveryAcknowledgment acknowledgment, MethodInvocation invocation,
-			@Nullable Capture capture) throws Throwable {
-		ClaimedWork<@Nullable Object> call = () -> acknowledgment.call(invocation.getArguments(), SINGLE_RECORD,
-				invocation::proceed);
+			StoredReply reply) throws Throwable {
+		Capture capture = reply.capture();
+		// each attempt (a retried transaction) proceeds a copy: a proceeded invocation would skip the advice after ours
+		ClaimedWork<@Nullable Object> call = () -> reply.record(acknowledgment.call(invocation.getArguments(),
+				SINGLE_RECORD, () -> proceedable(invocation).proceed()));
 		try {
 			if (listener.mode() == ClaimMode.LEASED) {
 				return this.leasedExecutor.get().execute(request, listener.lease(), call, () -> {
@@ -170,13 +180,13 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 	 * the outputs stored by the first processing again and wait for them; before the offset is committed.
 	 */
 	private static void deliverOutputs(@Nullable ClaimOutputs outputs, @Nullable Capture capture, ClaimRequest request,
-			ClaimOutcome<?> outcome) {
+			ClaimOutcome<?> outcome, StoredReply reply) {
 		if (outputs == null || capture == null || !capture.recording()) {
 			return;
 		}
 		if (outcome instanceof ClaimOutcome.Skipped<?> skipped) {
 			if (!skipped.fromFastPath()) { // the fast path knows only claims that stored no outputs
-				outputs.replay(request, skipped.hit());
+				reply.found(outputs.replay(request, skipped.hit(), reply.replies()));
 			}
 		}
 		else {
@@ -201,6 +211,11 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			}
 		}
 		return CurrentRecord.batch();
+	}
+
+	/** A copy of the invocation that proceeds from this advice on, with the arguments as they are now. */
+	private static MethodInvocation proceedable(MethodInvocation invocation) {
+		return (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : invocation;
 	}
 
 	private static Method targetMethod(MethodInvocation invocation) {

@@ -80,10 +80,30 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
 	public IdempotentListenerPostProcessor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
 			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener,
 			Supplier<LateRecordGuard> lateRecords, Supplier<@Nullable ClaimOutputs> outputs) {
+		this(methods, executor, leasedExecutor, claimListener, lateRecords, outputs, () -> null);
+	}
+
+	/**
+	 * Create the post-processor with a check of late records, the capture of outputs and replies stored with claims.
+	 * @param methods supplies the resolver of annotated methods at the first listener bean
+	 * @param executor supplies the executor at the first delivery (looked up lazily to keep start-up order free)
+	 * @param leasedExecutor supplies the executor of LEASED claims at their first delivery
+	 * @param claimListener supplies the claim listener at the first rejected key
+	 * @param lateRecords supplies the guard of late records at the first delivery
+	 * @param outputs supplies the outputs of claims at the first delivery, {@code null} when outputs are not captured
+	 * (no Kafka producer)
+	 * @param replies supplies, at the first delivery, how {@code @SendTo} listeners have their replies stored with
+	 * their claims, {@code null} when none are
+	 * @since 0.2.0
+	 */
+	public IdempotentListenerPostProcessor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
+			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener,
+			Supplier<LateRecordGuard> lateRecords, Supplier<@Nullable ClaimOutputs> outputs,
+			Supplier<@Nullable ListenerReplies> replies) {
 		this.methods = methods;
 		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, IdempotentListener.class, true),
 				new IdempotentListenerInterceptor(methods, executor, leasedExecutor, claimListener,
-						new LateRecordCheck(lateRecords), outputs));
+						new LateRecordCheck(lateRecords), outputs, replies));
 		setBeforeExistingAdvisors(true);
 		setProxyTargetClass(true);
 		setOrder(ORDER);

@@ -1,5 +1,6 @@
 package dev.idempotent.kafka;
 
+import dev.idempotent.capture.PendingReply;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -11,7 +12,8 @@ import org.springframework.kafka.listener.RecordInterceptor;
 /**
  * Binds the record (or, for batch listeners, the batch) about to be delivered to the consumer thread, so that
  * the idempotent listener advice can read topics, partitions, offsets, keys and headers; unbinds it afterwards.
- * It never changes or skips a record.
+ * It never changes or skips a record. A reply spring-kafka did not send for the record is forgotten
+ * ({@link PendingReply#clear}).
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -20,6 +22,7 @@ final class RecordCapturingInterceptor<K, V> implements RecordInterceptor<K, V>,
 
 	@Override
 	public @Nullable ConsumerRecord<K, V> intercept(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
+		PendingReply.clear();
 		CurrentRecord.bind(record);
 		return record;
 	}
@@ -27,6 +30,7 @@ final class RecordCapturingInterceptor<K, V> implements RecordInterceptor<K, V>,
 	@Override
 	public void afterRecord(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
 		CurrentRecord.clear();
+		PendingReply.clear();
 	}
 
 	@Override

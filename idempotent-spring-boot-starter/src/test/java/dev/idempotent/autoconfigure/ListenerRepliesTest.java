@@ -1,5 +1,8 @@
 package dev.idempotent.autoconfigure;
 
+import java.util.List;
+import java.util.Map;
+
 import dev.idempotent.kafka.IdempotentListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -21,8 +24,9 @@ import org.springframework.messaging.support.MessageBuilder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Return values and replies at startup (issue 11, bug 7): a hit does not call the method, so a {@code @SendTo}
- * method is refused unless {@code idempotent.replies=warn}, and any other method returning a value gets one WARN.
+ * Return values and replies at startup (issue 11, bug 7; issue 12): a hit does not call the method, so a
+ * {@code @SendTo} method whose reply cannot be stored with its claim is refused unless {@code idempotent.replies=warn}
+ * (naming why), one whose reply is stored starts, and any other method returning a value gets one WARN.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class ListenerRepliesTest {
@@ -34,19 +38,56 @@ class ListenerRepliesTest {
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:replies;MODE=MySQL;DB_CLOSE_DELAY=-1",
 				"spring.kafka.bootstrap-servers=127.0.0.1:9");
 
+	/** With outputs captured, as an application with a producer has them. */
+	private final ApplicationContextRunner capturing = this.runner
+		.withConfiguration(AutoConfigurations.of(IdempotentOutputsAutoConfiguration.class))
+		.withPropertyValues("idempotent.jdbc.initialize-schema=always");
+
 	@Test
-	void aMethodThatRepliesIsRefusedByDefault() {
+	void aMethodThatRepliesWithoutCapturedOutputsIsRefusedByDefault() {
 		this.runner.withBean(Replying.class).run((context) -> assertThat(context).getFailure()
 			.hasMessageContaining("@IdempotentListener method public java.lang.String " + Replying.class.getName()
-					+ ".onRequest(java.lang.String) replies (@SendTo)")
+					+ ".onRequest(java.lang.String) replies (@SendTo), but its reply cannot be stored with its claim"
+					+ " (its outputs are not captured)")
 			.hasMessageContaining("a redelivered request that is a hit gets no reply")
 			.hasMessageContaining("idempotent.replies=warn"));
+	}
+
+	@Test
+	void aMethodThatRepliesWithCapturedOutputsStartsAndHasItsReplyStored(CapturedOutput output) {
+		this.capturing.withBean(Replying.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).containsOnlyOnce(Replying.class.getName() + ".onRequest(java.lang.String) replies"
+					+ " (@SendTo): its reply is stored with its claim");
+		});
+	}
+
+	@Test
+	void aMethodThatOptedOutOfOutputsIsRefused() {
+		this.capturing.withBean(ReplyingWithoutOutputs.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining(ReplyingWithoutOutputs.class.getName() + ".onRequest(java.lang.String) replies"
+					+ " (@SendTo), but its reply cannot be stored with its claim (its outputs are not captured)"));
+	}
+
+	@Test
+	void aBatchListenerThatRepliesIsRefused() {
+		this.capturing.withBean(ReplyingBatch.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining("(it is a batch listener, whose reply answers no single request)"));
+	}
+
+	@Test
+	void aReplyOfAnIterableOrAnInterfaceIsRefused() {
+		this.capturing.withBean(ReplyingList.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining("(it returns an Iterable, which spring-kafka may send as several replies)"));
+		this.capturing.withBean(ReplyingMap.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining("(its return type java.util.Map is an interface or abstract class)"));
 	}
 
 	@Test
 	void aHandlerOfAClassThatRepliesIsRefused() {
 		this.runner.withBean(ReplyingClass.class).run((context) -> assertThat(context).getFailure()
 			.hasMessageContaining(ReplyingClass.class.getName() + ".onRequest(java.lang.String) replies (@SendTo)"));
+		this.capturing.withBean(ReplyingClass.class).run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test
@@ -54,7 +95,7 @@ class ListenerRepliesTest {
 		this.runner.withBean(Replying.class).withPropertyValues("idempotent.replies=warn").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).containsOnlyOnce(Replying.class.getName() + ".onRequest(java.lang.String) replies"
-					+ " (@SendTo), but a hit does not call the method");
+					+ " (@SendTo), but its reply cannot be stored with its claim");
 			assertThat(output).contains("Accepted by idempotent.replies=warn");
 		});
 	}
@@ -77,8 +118,10 @@ class ListenerRepliesTest {
 	void aMethodReturningAMessageIsRefusedLikeSendTo(CapturedOutput output) {
 		this.runner.withBean(ReturningMessage.class).run((context) -> assertThat(context).getFailure()
 			.hasMessageContaining(ReturningMessage.class.getName() + ".onEvent(java.lang.String) returns a Message,"
-					+ " which Spring Kafka publishes")
+					+ " which spring-kafka publishes")
 			.hasMessageContaining("idempotent.replies=warn"));
+		this.capturing.withBean(ReturningMessage.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining("(it is declared to return a Message)"));
 		this.runner.withBean(ReturningMessage.class).withPropertyValues("idempotent.replies=warn").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).contains(ReturningMessage.class.getName() + ".onEvent(java.lang.String) returns a Message")
@@ -144,6 +187,50 @@ class ListenerRepliesTest {
 		@IdempotentListener(key = "#payload")
 		public Message<String> onEvent(String payload) {
 			return MessageBuilder.withPayload(payload).setHeader(KafkaHeaders.TOPIC, "out").build();
+		}
+
+	}
+
+	static class ReplyingWithoutOutputs {
+
+		@KafkaListener(topics = "requests", groupId = "replies", autoStartup = "false")
+		@SendTo("replies")
+		@IdempotentListener(key = "#payload", outputs = false)
+		public String onRequest(String payload) {
+			return payload;
+		}
+
+	}
+
+	static class ReplyingBatch {
+
+		@KafkaListener(topics = "requests", groupId = "replies", autoStartup = "false", batch = "true")
+		@SendTo("replies")
+		@IdempotentListener
+		public String onRequests(List<String> payloads) {
+			return String.join(",", payloads);
+		}
+
+	}
+
+	static class ReplyingList {
+
+		@KafkaListener(topics = "requests", groupId = "replies", autoStartup = "false")
+		@SendTo("replies")
+		@IdempotentListener(key = "#payload")
+		public List<String> onRequest(String payload) {
+			return List.of(payload);
+		}
+
+	}
+
+	static class ReplyingMap {
+
+		@KafkaListener(topics = "requests", groupId = "replies", autoStartup = "false")
+		@SendTo("replies")
+		@IdempotentListener(key = "#payload")
+		public Map<String, String> onRequest(String payload) {
+			return Map.of("payload", payload);
 		}
 
 	}

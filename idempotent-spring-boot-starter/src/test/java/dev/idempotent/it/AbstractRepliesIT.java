@@ -1,20 +1,27 @@
 package dev.idempotent.it;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
-import ch.qos.logback.classic.Level;
+import dev.idempotent.capture.OutputMeters;
+import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
-import dev.idempotent.kafka.ListenerReplies;
 import dev.idempotent.testsupport.TestDatabases;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +31,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.requestreply.KafkaReplyTimeoutException;
+import org.springframework.kafka.requestreply.ReplyingKafkaTemplate;
+import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.KafkaTestUtils;
@@ -31,12 +44,14 @@ import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.SendTo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A {@code @SendTo} listener accepted with {@code idempotent.replies=warn}, end to end (issue 11, bug 7): the first
- * delivery of a request is processed once and replied to; the WARN at startup says what a hit does, and a
- * redelivered request is a hit that sends no reply (until outputs are stored with the claim).
+ * {@code @SendTo} replies stored with their claims (issue 12), end to end on a real broker: a request whose first
+ * reply was lost gets, on its {@code ReplyingKafkaTemplate} retry (a new request with a correlation id of its own),
+ * the reply stored by the first processing, and the method runs once; a plain {@code @SendTo} listener whose request
+ * is redelivered sends the same reply again, with the same idempotency key header.
  */
 @EmbeddedKafka(partitions = 1)
 abstract class AbstractRepliesIT {
@@ -52,46 +67,129 @@ abstract class AbstractRepliesIT {
 		TestDatabases.drop(database().dataSource(), TABLE);
 	}
 
-	@Test
-	void inWarnModeTheFirstDeliveryIsProcessedOnceAndRepliedTo(EmbeddedKafkaBroker broker) throws Exception {
-		String group = RUN + "-replies";
-		ApplicationContextRunner runner = new ApplicationContextRunner()
-			.withUserConfiguration(ItApplication.class, ReplyingListener.class)
+	private ApplicationContextRunner runner(EmbeddedKafkaBroker broker, String group, Class<?> listener) {
+		return new ApplicationContextRunner().withUserConfiguration(ItApplication.class, listener)
 			.withPropertyValues(database().properties().toArray(String[]::new))
 			.withPropertyValues("spring.kafka.consumer.auto-offset-reset=earliest", "spring.flyway.enabled=false",
 					"idempotent.table-name=" + TABLE, "idempotent.jdbc.initialize-schema=always",
 					"spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(), "it.group=" + group,
-					"idempotent.replies=warn");
+					"spring.kafka.producer.value-serializer="
+							+ "org.springframework.kafka.support.serializer.JacksonJsonSerializer");
+	}
+
+	@Test
+	void aRequestWhoseFirstReplyWasLostGetsTheStoredReplyOnItsRetry(EmbeddedKafkaBroker broker) throws Exception {
+		String group = RUN + "-rpc";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString())) {
+			kafka.createTopics(1, group + ".requests", group + ".replies");
+			runner(broker, group, ReceiptListener.class).run((context) -> {
+				assertThat(context).hasNotFailed();
+				ReceiptListener.Listener listener = context.getBean(ReceiptListener.Listener.class);
+				ReplyingKafkaTemplate<String, String, String> requester = requester(broker, group);
+				try {
+					ProducerRecord<String, String> first = request(group, "order-1", "credit 10");
+					assertThatThrownBy(() -> requester.sendAndReceive(first, Duration.ofSeconds(3)).get(30,
+							TimeUnit.SECONDS))
+						.as("the first reply does not reach the requester")
+						.isInstanceOf(ExecutionException.class)
+						.hasCauseInstanceOf(KafkaReplyTimeoutException.class);
+					listener.release().countDown(); // the first reply is sent now, after the requester gave up
+
+					ProducerRecord<String, String> retry = request(group, "order-1", "credit 10 (retry)");
+					ConsumerRecord<String, String> reply = requester.sendAndReceive(retry, Duration.ofSeconds(30))
+						.get(60, TimeUnit.SECONDS);
+					assertThat(reply.value()).isEqualTo("{\"orderId\":\"order-1\",\"request\":\"credit 10\",\"call\":1}");
+					assertThat(reply.key()).isEqualTo("order-1");
+					assertThat(reply.headers().lastHeader("__TypeId__")).as("the serializer's type header is stored")
+						.isNotNull();
+					assertThat(listener.calls()).hasValue(1);
+					assertThat(context.getBean(ItLedger.class).rows(group, "order-1")).isOne();
+					MeterRegistry meters = context.getBean(MeterRegistry.class);
+					assertThat(ClaimMeters.hits(meters, group)).isOne();
+					assertThat(counter(meters, OutputMeters.STORED, group)).isOne();
+					assertThat(counter(meters, OutputMeters.REPLAYED, group)).isOne();
+				}
+				finally {
+					requester.stop();
+				}
+			});
+		}
+	}
+
+	@Test
+	void aRedeliveredRequestSendsTheSameReplyAgain(EmbeddedKafkaBroker broker) throws Exception {
+		redeliveredRequestGetsTheSameReply(broker, RUN + "-forward", ForwardingListener.class);
+	}
+
+	/** LEASED mode: the reply is stored by the completion step, with SUCCEEDED. */
+	@Test
+	void aLeasedListenersRedeliveredRequestSendsTheSameReplyAgain(EmbeddedKafkaBroker broker) throws Exception {
+		redeliveredRequestGetsTheSameReply(broker, RUN + "-leased", LeasedForwardingListener.class);
+	}
+
+	private void redeliveredRequestGetsTheSameReply(EmbeddedKafkaBroker broker, String group, Class<?> configuration)
+			throws Exception {
 		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
-				Consumer<String, String> replies = consumer(broker, group + "-reader");
-				LogCapture log = new LogCapture(ListenerReplies.class.getName())) {
+				Consumer<String, String> replies = consumer(broker, group + "-reader")) {
 			kafka.createTopics(1, group + ".requests", group + ".replies");
 			kafka.send(group + ".requests", "request-1", "hello");
-			runner.run((context) -> {
+			runner(broker, group, configuration).run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(log.messages(Level.WARN)).singleElement()
-					.asString()
-					.contains(ReplyingListener.Listener.class.getName() + ".onRequest(java.lang.String,java.lang.String)"
-							+ " replies (@SendTo), but a hit does not call the method");
-				ItLedger ledger = context.getBean(ItLedger.class);
 				replies.subscribe(List.of(group + ".replies"));
 				List<ConsumerRecord<String, String>> received = new ArrayList<>();
 				await().atMost(KafkaTestSupport.timeout()).until(() -> {
 					KafkaTestUtils.getRecords(replies, Duration.ofMillis(200)).forEach(received::add);
 					return !received.isEmpty();
 				});
-				assertThat(received).singleElement().extracting(ConsumerRecord::value).isEqualTo("reply to hello");
-				assertThat(ledger.rows(group, "request-1")).isOne();
-
-				kafka.send(group + ".requests", "request-1", "hello");
-				MeterRegistry meters = context.getBean(MeterRegistry.class);
-				await().atMost(KafkaTestSupport.timeout()).until(() -> ClaimMeters.hits(meters, group) == 1);
+				kafka.send(group + ".requests", "request-1", "hello again");
+				await().atMost(KafkaTestSupport.timeout()).until(() -> {
+					KafkaTestUtils.getRecords(replies, Duration.ofMillis(200)).forEach(received::add);
+					return received.size() >= 2;
+				});
+				assertThat(received).hasSize(2)
+					.extracting(ConsumerRecord::value)
+					.containsExactly("\"reply to hello\"", "\"reply to hello\"");
+				assertThat(keyHeader(received.get(1))).isNotNull().isEqualTo(keyHeader(received.get(0)));
+				assertThat(context.getBean(Forwarder.class).calls()).hasValue(1);
+				assertThat(context.getBean(ItLedger.class).rows(group, "request-1")).isOne();
 				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, group + ".requests") == 0);
-				KafkaTestUtils.getRecords(replies, Duration.ofMillis(500)).forEach(received::add);
-				assertThat(received).as("a hit sends no reply").hasSize(1);
-				assertThat(ledger.rows(group, "request-1")).isOne();
 			});
 		}
+	}
+
+	private static ProducerRecord<String, String> request(String group, String key, String payload) {
+		ProducerRecord<String, String> record = new ProducerRecord<>(group + ".requests", key, payload);
+		record.headers().add(IdempotencyHeaders.KEY, key.getBytes(StandardCharsets.UTF_8));
+		return record;
+	}
+
+	private static ReplyingKafkaTemplate<String, String, String> requester(EmbeddedKafkaBroker broker, String group)
+			throws InterruptedException {
+		Map<String, Object> consumerProps = KafkaTestUtils.consumerProps(broker.getBrokersAsString(),
+				group + "-requester", false);
+		consumerProps.put("auto.offset.reset", "earliest");
+		ContainerProperties properties = new ContainerProperties(group + ".replies");
+		ConcurrentMessageListenerContainer<String, String> container = new ConcurrentMessageListenerContainer<>(
+				new DefaultKafkaConsumerFactory<>(consumerProps, new StringDeserializer(), new StringDeserializer()),
+				properties);
+		ReplyingKafkaTemplate<String, String, String> requester = new ReplyingKafkaTemplate<>(
+				new DefaultKafkaProducerFactory<>(KafkaTestUtils.producerProps(broker.getBrokersAsString()),
+						new StringSerializer(), new StringSerializer()),
+				container);
+		requester.setSharedReplyTopic(false);
+		requester.start();
+		assertThat(requester.waitForAssignment(KafkaTestSupport.timeout())).isTrue();
+		return requester;
+	}
+
+	private static String keyHeader(ConsumerRecord<String, String> record) {
+		org.apache.kafka.common.header.Header header = record.headers().lastHeader(IdempotencyHeaders.KEY);
+		return (header != null) ? new String(header.value(), StandardCharsets.UTF_8) : null;
+	}
+
+	private static long counter(MeterRegistry meters, String name, String scope) {
+		var counter = meters.find(name).tag("scope", scope).counter();
+		return (counter != null) ? (long) counter.count() : 0;
 	}
 
 	private static Consumer<String, String> consumer(EmbeddedKafkaBroker broker, String group) {
@@ -101,15 +199,23 @@ abstract class AbstractRepliesIT {
 			.createConsumer();
 	}
 
+	/** What the request/reply listener returns: a record, serialized as JSON with a type header. */
+	record Receipt(String orderId, String request, int call) {
+	}
+
 	@Configuration(proxyBeanMethods = false)
-	static class ReplyingListener {
+	static class ReceiptListener {
 
 		@Bean
-		Listener replyingListener(ItLedger ledger, @Value("${it.group}") String group) {
+		Listener receiptListener(ItLedger ledger, @Value("${it.group}") String group) {
 			return new Listener(ledger, group);
 		}
 
 		static class Listener {
+
+			private final AtomicInteger calls = new AtomicInteger();
+
+			private final CountDownLatch release = new CountDownLatch(1);
 
 			private final ItLedger ledger;
 
@@ -120,12 +226,115 @@ abstract class AbstractRepliesIT {
 				this.group = group;
 			}
 
+			/** Replies to the request's reply topic header; the first call holds its reply until released. */
+			@KafkaListener(topics = "${it.group}.requests", groupId = "${it.group}")
+			@SendTo
+			@IdempotentListener
+			public Receipt onRequest(String payload, @Header(IdempotencyHeaders.KEY) String key) throws Exception {
+				this.ledger.credit(this.group, key, payload);
+				int call = this.calls.incrementAndGet();
+				if (call == 1 && !this.release.await(60, TimeUnit.SECONDS)) {
+					throw new IllegalStateException("not released");
+				}
+				return new Receipt(key, payload, call);
+			}
+
+			public AtomicInteger calls() {
+				return this.calls;
+			}
+
+			public CountDownLatch release() {
+				return this.release;
+			}
+
+		}
+
+	}
+
+	/** The work of the forwarding listeners: a credit, and a reply; counts its calls. */
+	static class Forwarder {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		private final ItLedger ledger;
+
+		private final String group;
+
+		Forwarder(ItLedger ledger, String group) {
+			this.ledger = ledger;
+			this.group = group;
+		}
+
+		String reply(String payload, String key) {
+			this.ledger.credit(this.group, key, payload);
+			this.calls.incrementAndGet();
+			return "reply to " + payload;
+		}
+
+		AtomicInteger calls() {
+			return this.calls;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ForwardingListener {
+
+		@Bean
+		Forwarder forwarder(ItLedger ledger, @Value("${it.group}") String group) {
+			return new Forwarder(ledger, group);
+		}
+
+		@Bean
+		Listener forwardingListener(Forwarder forwarder) {
+			return new Listener(forwarder);
+		}
+
+		static class Listener {
+
+			private final Forwarder forwarder;
+
+			Listener(Forwarder forwarder) {
+				this.forwarder = forwarder;
+			}
+
 			@KafkaListener(topics = "${it.group}.requests", groupId = "${it.group}")
 			@SendTo("${it.group}.replies")
 			@IdempotentListener
 			public String onRequest(String payload, @Header(IdempotencyHeaders.KEY) String key) {
-				this.ledger.credit(this.group, key, payload);
-				return "reply to " + payload;
+				return this.forwarder.reply(payload, key);
+			}
+
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LeasedForwardingListener {
+
+		@Bean
+		Forwarder forwarder(ItLedger ledger, @Value("${it.group}") String group) {
+			return new Forwarder(ledger, group);
+		}
+
+		@Bean
+		Listener leasedForwardingListener(Forwarder forwarder) {
+			return new Listener(forwarder);
+		}
+
+		static class Listener {
+
+			private final Forwarder forwarder;
+
+			Listener(Forwarder forwarder) {
+				this.forwarder = forwarder;
+			}
+
+			@KafkaListener(topics = "${it.group}.requests", groupId = "${it.group}")
+			@SendTo("${it.group}.replies")
+			@IdempotentListener(mode = ClaimMode.LEASED)
+			public String onRequest(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+				return this.forwarder.reply(payload, key);
 			}
 
 		}

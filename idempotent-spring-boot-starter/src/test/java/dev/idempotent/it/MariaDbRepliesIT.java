@@ -1,6 +1,6 @@
 package dev.idempotent.it;
 
-/** A replying listener accepted with idempotent.replies=warn, with the idempotency table in MariaDB. */
+/** @SendTo replies stored with their claims, with the idempotency table in MariaDB. */
 class MariaDbRepliesIT extends AbstractRepliesIT {
 
 	@Override

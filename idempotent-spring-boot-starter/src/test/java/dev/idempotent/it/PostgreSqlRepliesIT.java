@@ -1,6 +1,6 @@
 package dev.idempotent.it;
 
-/** A replying listener accepted with idempotent.replies=warn, with the idempotency table in PostgreSQL. */
+/** @SendTo replies stored with their claims, with the idempotency table in PostgreSQL. */
 class PostgreSqlRepliesIT extends AbstractRepliesIT {
 
 	@Override

@@ -1,0 +1,102 @@
+package dev.idempotent.capture;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Future;
+
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.output.OutputHeader;
+import dev.idempotent.output.StoredOutput;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The stored reply that spring-kafka is about to send for the record on this consumer thread. A {@code @SendTo}
+ * method returns its value to spring-kafka, which addresses the reply (the reply topic, the requester's correlation id
+ * and reply partition) and sends it through the container's reply template after the listener advice returned. The
+ * advice {@link #expect expects} the reply it stored with the claim; the next record a captured producer sends on this
+ * thread is that reply, and it is sent with the stored key and value bytes (and the stored headers it lacks) instead of
+ * what its serializers would produce. So the first reply and every reply sent for a hit on the claim carry the same
+ * bytes, addressed to the request at hand (a {@code ReplyingKafkaTemplate} retry is a new request with a correlation id
+ * of its own).
+ * <p>Thread-confined: one per consumer thread.
+ *
+ * @since 0.2.0
+ */
+public final class PendingReply {
+
+	private static final ThreadLocal<PendingReply> current = new ThreadLocal<>();
+
+	private final ClaimRequest claim;
+
+	private final StoredOutput reply;
+
+	private final @Nullable Duration await;
+
+	private PendingReply(ClaimRequest claim, StoredOutput reply, @Nullable Duration await) {
+		this.claim = claim;
+		this.reply = reply;
+		this.await = await;
+	}
+
+	/**
+	 * Expect spring-kafka to send a claim's stored reply on this thread, next.
+	 * @param claim the claim the reply was stored with
+	 * @param reply the stored reply ({@link Replies#isReply})
+	 * @param await how long the send waits for the broker's acknowledgment before spring-kafka's container goes on to
+	 * commit the offset; {@code null} to not wait (the container's Kafka transaction commits the reply with the offset)
+	 */
+	public static void expect(ClaimRequest claim, StoredOutput reply, @Nullable Duration await) {
+		current.set(new PendingReply(claim, reply, await));
+	}
+
+	/**
+	 * Forget a reply spring-kafka did not send (it resolved no reply topic): call before and after each record so that
+	 * it never replaces another record's send.
+	 */
+	public static void clear() {
+		current.remove();
+	}
+
+	/** The reply expected on this thread, taken (the next send is not one), or {@code null}. */
+	static @Nullable PendingReply take() {
+		PendingReply pending = current.get();
+		if (pending != null) {
+			current.remove();
+		}
+		return pending;
+	}
+
+	StoredOutput reply() {
+		return this.reply;
+	}
+
+	/** Give the record spring-kafka built the stored headers it does not carry itself. */
+	void addStoredHeaders(ProducerRecord<?, ?> record) {
+		List<OutputHeader> stored = this.reply.headers();
+		for (OutputHeader header : stored) {
+			if (record.headers().lastHeader(header.name()) == null) {
+				try {
+					record.headers().add(header.name(), header.value());
+				}
+				catch (IllegalStateException readOnly) {
+					return; // a record object sent before keeps the headers it was sent with
+				}
+			}
+		}
+	}
+
+	/**
+	 * Wait for the reply's acknowledgment, if this reply waits: inside spring-kafka's listener call, so the offset is
+	 * committed after the reply was acknowledged.
+	 * @throws OutputDeliveryException if it was not acknowledged in time or failed with an error that may pass
+	 * @throws OutputRejectedException if it failed for good
+	 */
+	void awaitSent(Future<RecordMetadata> ack) {
+		if (this.await != null) {
+			Acknowledgments.await(List.of(ack), this.await, this.claim);
+		}
+	}
+
+}

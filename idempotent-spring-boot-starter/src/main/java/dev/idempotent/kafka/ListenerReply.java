@@ -1,0 +1,118 @@
+package dev.idempotent.kafka;
+
+import java.lang.reflect.Array;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+
+import dev.idempotent.capture.Capture;
+import dev.idempotent.capture.PendingReply;
+import dev.idempotent.capture.Replies;
+import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.output.StoredOutput;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.core.ProducerFactory;
+import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.objenesis.Objenesis;
+import org.springframework.objenesis.ObjenesisStd;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * How one {@code @SendTo} record listener's reply is kept with its claim: inside the claim's transaction the returned
+ * value is serialized and stored ({@link #record}); once the claim committed, or for a hit, spring-kafka is expected
+ * to send the stored reply ({@link #expect}), addressed to the request at hand. For a hit the method is not called,
+ * so the advice returns a placeholder of the method's return type, which spring-kafka hands to the reply template and
+ * whose own bytes are never sent (the stored ones are).
+ * <p>Thread-safe.
+ */
+final class ListenerReply {
+
+	private static final Objenesis objenesis = new ObjenesisStd(true);
+
+	private final Replies replies;
+
+	private final KafkaTemplate<?, ?> template;
+
+	private final @Nullable String topic;
+
+	private final Class<?> returnType;
+
+	/**
+	 * @param topic the {@code @SendTo} topic when it is a literal, else {@code null} (an expression, or the request's
+	 * reply topic header)
+	 */
+	ListenerReply(Replies replies, KafkaTemplate<?, ?> template, @Nullable String topic, Class<?> returnType) {
+		this.replies = replies;
+		this.template = template;
+		this.topic = topic;
+		this.returnType = returnType;
+	}
+
+	/**
+	 * Serialize what the method returned and record it as the claim's reply, in the claim's transaction.
+	 * @return the stored reply
+	 */
+	StoredOutput record(Capture capture, ClaimRequest claim, ConsumerRecord<?, ?> request, Object value) {
+		StoredOutput reply = this.replies.serialize(this.template, claim, capture.position(), request, topic(request),
+				value);
+		capture.reply(reply);
+		return reply;
+	}
+
+	/**
+	 * Expect spring-kafka to send a stored reply for this record, next, on this thread.
+	 * @param value what the method returned, or {@code null} for a hit (then a placeholder is returned)
+	 * @return what the advice returns to spring-kafka, not {@code null}
+	 */
+	Object expect(ClaimRequest claim, StoredOutput reply, @Nullable Object value) {
+		PendingReply.expect(claim, reply, inKafkaTransaction() ? null : this.replies.ackTimeout());
+		return (value != null) ? value : placeholder(this.returnType);
+	}
+
+	/** The topic the serializers are told: the request's reply topic header, the literal, or the request's topic. */
+	private String topic(ConsumerRecord<?, ?> request) {
+		Header header = request.headers().lastHeader(KafkaHeaders.REPLY_TOPIC);
+		if (header != null && header.value() != null) {
+			return new String(header.value(), StandardCharsets.UTF_8);
+		}
+		return (this.topic != null) ? this.topic : request.topic();
+	}
+
+	/** Whether the container's Kafka transaction is active on the reply template's producer factory, on this thread. */
+	private boolean inKafkaTransaction() {
+		ProducerFactory<?, ?> factory = this.template.getProducerFactory();
+		return factory.transactionCapable() && TransactionSynchronizationManager.hasResource(factory);
+	}
+
+	/**
+	 * Tell why a placeholder of a return type cannot be made, or {@code null} if it can.
+	 * @param type a method's return type
+	 */
+	static @Nullable String placeholderProblem(Class<?> type) {
+		if (type.isPrimitive() || type.isArray() || type.isAssignableFrom(String.class)) {
+			return null;
+		}
+		if (type.isInterface() || Modifier.isAbstract(type.getModifiers())) {
+			return "its return type " + type.getName() + " is an interface or abstract class";
+		}
+		return null;
+	}
+
+	/** An instance of the return type whose content does not matter: its bytes are replaced by the stored ones. */
+	static Object placeholder(Class<?> type) {
+		if (type.isPrimitive()) {
+			return Array.get(Array.newInstance(type, 1), 0);
+		}
+		if (type.isArray()) {
+			return Array.newInstance(type.getComponentType(), 0);
+		}
+		if (type.isAssignableFrom(String.class)) {
+			return "";
+		}
+		return objenesis.newInstance(type);
+	}
+
+}
