@@ -18,8 +18,9 @@ import org.springframework.stereotype.Component;
 /**
  * The demo: publish the stream with re-sends, consume it, replay the whole topic from offset 0 as a lost offset
  * commit would, then print the reconciliation line:
- * {@code RECONCILIATION events=.. deliveries=.. hits=.. ledger_rows=.. double_credits=.. missing=..}.
- * Fails (non-zero exit) if any order was credited twice or not at all.
+ * {@code RECONCILIATION events=.. deliveries=.. hits=.. ledger_rows=.. double_credits=.. missing=.. events_out=..
+ * events_out_missing=.. events_out_double=.. events_out_records=..}. Fails (non-zero exit) if any order was credited
+ * twice or not at all, or its ledger-credited event is missing or was published under two idempotency keys.
  */
 @Component
 public class DemoRunner implements ApplicationRunner {
@@ -39,17 +40,20 @@ public class DemoRunner implements ApplicationRunner {
 
 	private final Reconciliation reconciliation;
 
+	private final CreditedEvents credited;
+
 	private final Audits audits;
 
 	private final KeyMasker masker;
 
 	DemoRunner(LedgerProperties properties, DemoStream stream, PaymentListener listener, ConsumerProgress progress,
-			Reconciliation reconciliation, Audits audits, IdempotentProperties idempotent) {
+			Reconciliation reconciliation, CreditedEvents credited, Audits audits, IdempotentProperties idempotent) {
 		this.properties = properties;
 		this.stream = stream;
 		this.listener = listener;
 		this.progress = progress;
 		this.reconciliation = reconciliation;
+		this.credited = credited;
 		this.audits = audits;
 		this.masker = idempotent.keyMasker();
 	}
@@ -80,15 +84,19 @@ public class DemoRunner implements ApplicationRunner {
 	private void report(String runId, DemoStream.Published published, long deliveries) {
 		long doubleCredits = this.reconciliation.doubleCredits(runId);
 		long missing = this.reconciliation.missing(runId, published.events());
-		System.out.printf("RECONCILIATION events=%d deliveries=%d hits=%d ledger_rows=%d double_credits=%d missing=%d%n",
+		CreditedEvents.Counts out = this.credited.count(this.properties.getCreditedTopic(), runId,
+				this.properties.getPhaseTimeout());
+		long outMissing = published.events() - out.orders();
+		System.out.printf("RECONCILIATION events=%d deliveries=%d hits=%d ledger_rows=%d double_credits=%d missing=%d"
+				+ " events_out=%d events_out_missing=%d events_out_double=%d events_out_records=%d%n",
 				published.events(), deliveries, this.progress.hits(), this.reconciliation.ledgerRows(runId),
-				doubleCredits, missing);
+				doubleCredits, missing, out.orders(), outMissing, out.doubles(), out.records());
 		AuditResult audit = this.audits.run(LEDGER_AUDIT);
 		System.out.printf("AUDIT %s duplicates=%d sample=%s took=%dms%n", audit.name(), audit.duplicatedKeys(),
 				audit.sampleKeys().stream().map(this.masker::mask).toList(), audit.took().toMillis());
-		if (doubleCredits != 0 || missing != 0) {
+		if (doubleCredits != 0 || missing != 0 || outMissing != 0 || out.doubles() != 0) {
 			throw new IllegalStateException("Reconciliation failed: double_credits=" + doubleCredits + " missing="
-					+ missing);
+					+ missing + " events_out_missing=" + outMissing + " events_out_double=" + out.doubles());
 		}
 	}
 

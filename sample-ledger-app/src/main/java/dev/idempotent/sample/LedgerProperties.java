@@ -13,6 +13,9 @@ public class LedgerProperties {
 	/** Topic of order-paid events. */
 	private String topic = "payments.order-paid";
 
+	/** Topic of the ledger-credited events the listener publishes, one per credited order. */
+	private String creditedTopic = "ledger.credited";
+
 	/** Number of distinct order-paid events the demo publishes; 0 skips the demo. */
 	private int events = 10_000;
 
@@ -34,6 +37,14 @@ public class LedgerProperties {
 
 	public void setTopic(String topic) {
 		this.topic = topic;
+	}
+
+	public String getCreditedTopic() {
+		return this.creditedTopic;
+	}
+
+	public void setCreditedTopic(String creditedTopic) {
+		this.creditedTopic = creditedTopic;
 	}
 
 	public int getEvents() {

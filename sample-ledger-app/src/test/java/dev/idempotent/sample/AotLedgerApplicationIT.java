@@ -61,7 +61,8 @@ class AotLedgerApplicationIT {
 			assertThat(process.exitValue()).as("exit code; output:%n%s", output).isZero();
 			assertThat(output).contains("Starting AOT-processed LedgerApplication");
 			Matcher line = Pattern.compile("RECONCILIATION events=" + EVENTS + " deliveries=\\d+ hits=\\d+ ledger_rows="
-					+ EVENTS + " double_credits=0 missing=0").matcher(output);
+					+ EVENTS + " double_credits=0 missing=0 events_out=" + EVENTS + " events_out_missing=0 events_out_double=0")
+				.matcher(output);
 			assertThat(line.find()).as("reconciliation line in:%n%s", output).isTrue();
 			System.out.println("AOT-processed on the JVM: " + line.group());
 		}

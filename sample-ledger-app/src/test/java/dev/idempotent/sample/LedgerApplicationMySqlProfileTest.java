@@ -35,7 +35,7 @@ class LedgerApplicationMySqlProfileTest {
 	@Test
 	void theDemoReconcilesOnARealDatabase(CapturedOutput output) throws Exception {
 		Matcher line = Pattern.compile("RECONCILIATION events=400 deliveries=\\d+ hits=\\d+ ledger_rows=400"
-				+ " double_credits=0 missing=0").matcher(output.getOut());
+				+ " double_credits=0 missing=0 events_out=400 events_out_missing=0 events_out_double=0").matcher(output.getOut());
 		assertThat(line.find()).as("reconciliation line in:%n%s", output.getOut()).isTrue();
 		assertThat(output.getOut()).containsPattern("(?m)^AUDIT ledger duplicates=\\d+ sample=\\[.*\\] took=\\d+ms$");
 		try (Connection connection = this.dataSource.getConnection()) {

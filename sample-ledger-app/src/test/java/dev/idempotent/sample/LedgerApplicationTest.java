@@ -21,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LedgerApplicationTest {
 
 	private static final Pattern LINE = Pattern.compile("RECONCILIATION events=(\\d+) deliveries=(\\d+) hits=(\\d+)"
-			+ " ledger_rows=(\\d+) double_credits=(\\d+) missing=(\\d+)");
+			+ " ledger_rows=(\\d+) double_credits=(\\d+) missing=(\\d+) events_out=(\\d+) events_out_missing=(\\d+)"
+			+ " events_out_double=(\\d+) events_out_records=(\\d+)");
 
 	@Test
 	void theDemoCreditsEveryOrderOnceThroughResendsAndAReplay(CapturedOutput output) {
@@ -36,6 +37,11 @@ class LedgerApplicationTest {
 		assertThat(Long.parseLong(line.group(4))).as("ledger_rows").isEqualTo(events);
 		assertThat(line.group(5)).as("double_credits").isEqualTo("0");
 		assertThat(line.group(6)).as("missing").isEqualTo("0");
+		assertThat(Long.parseLong(line.group(7))).as("events_out: one ledger-credited event per order").isEqualTo(events);
+		assertThat(line.group(8)).as("events_out_missing").isEqualTo("0");
+		assertThat(line.group(9)).as("events_out_double: no order under two idempotency keys").isEqualTo("0");
+		assertThat(Long.parseLong(line.group(10))).as("events_out_records: the first sends plus each hit's re-send")
+			.isEqualTo(events + hits);
 		assertThat(output.getOut()).as("the declared ledger audit, over the whole table").containsPattern(
 				"(?m)^AUDIT ledger duplicates=0 sample=\\[\\] took=\\d+ms$");
 		assertThat(line.start()).isLessThan(output.getOut().indexOf("AUDIT ledger"));
