@@ -2,7 +2,10 @@ package dev.idempotent.capture;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Future;
 
@@ -10,6 +13,7 @@ import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.fastpath.DatabaseOnlyKeys;
 import dev.idempotent.output.OutputHeader;
 import dev.idempotent.output.StoredOutput;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
@@ -46,6 +50,9 @@ public final class Capture implements AutoCloseable {
 	private final List<StoredOutput> outputs = new ArrayList<>();
 
 	private final List<Future<RecordMetadata>> acks = new ArrayList<>();
+
+	/** The producers the outputs went through, flushed before their acknowledgments are awaited. */
+	private final Set<Producer<?, ?>> producers = Collections.newSetFromMap(new IdentityHashMap<>());
 
 	private int stored;
 
@@ -105,6 +112,7 @@ public final class Capture implements AutoCloseable {
 	public void attempt() {
 		this.outputs.clear();
 		this.acks.clear();
+		this.producers.clear();
 		this.stored = 0;
 		this.rejected = null;
 		bind();
@@ -135,7 +143,7 @@ public final class Capture implements AutoCloseable {
 	}
 
 	/** Called by the producer after the wrapped producer accepted a record sent under this capture. */
-	void sent(ProducerRecord<?, ?> record, SerializedSlot slot, Future<RecordMetadata> ack) {
+	void sent(ProducerRecord<?, ?> record, SerializedSlot slot, Future<RecordMetadata> ack, Producer<?, ?> producer) {
 		if (!this.recording) {
 			return;
 		}
@@ -146,6 +154,7 @@ public final class Capture implements AutoCloseable {
 		this.outputs.add(new StoredOutput(record.topic(), record.partition(), slot.bytes(true), slot.bytes(false),
 				headers(record)));
 		this.acks.add(ack);
+		this.producers.add(producer);
 	}
 
 	/**
@@ -202,6 +211,8 @@ public final class Capture implements AutoCloseable {
 		if (this.acks.isEmpty()) {
 			return;
 		}
+		// the outputs are awaited one record at a time: a producer's linger.ms would delay each of them that long
+		this.producers.forEach(Producer::flush);
 		Acknowledgments.await(this.acks, this.owner.settings().ackTimeout(), this.claim);
 	}
 

@@ -50,14 +50,14 @@ final class CapturingProducer<K, V> implements Producer<K, V> {
 			return this.delegate.send(record, callback);
 		}
 		if (capture == null) {
-			PendingReply reply = PendingReply.take();
+			PendingReply reply = PendingReply.take(record);
 			return (reply != null) ? sendReply(record, callback, reply) : this.delegate.send(record, callback);
 		}
 		capture.beforeSend(record);
 		SerializedSlot slot = SerializedSlot.open();
 		try {
 			Future<RecordMetadata> ack = this.delegate.send(record, callback);
-			capture.sent(record, slot, ack);
+			capture.sent(record, slot, ack, this.delegate);
 			return ack;
 		}
 		finally {
@@ -70,10 +70,13 @@ final class CapturingProducer<K, V> implements Producer<K, V> {
 			PendingReply reply) {
 		reply.addStoredHeaders(record);
 		Future<RecordMetadata> ack;
-		try (SerializedSlot slot = SerializedSlot.replay(reply.reply().key(), reply.reply().value())) {
+		try (SerializedSlot slot = SerializedSlot.replayValue(reply.reply().value())) {
 			ack = this.delegate.send(record, callback);
 		}
 		try {
+			if (reply.awaits()) {
+				this.delegate.flush(); // the reply is awaited on its own: do not let it linger
+			}
 			reply.awaitSent(ack);
 		}
 		catch (RuntimeException ex) {

@@ -38,7 +38,7 @@ final class CapturingSerializer<T> implements Serializer<T> {
 	@Override
 	public byte @Nullable [] serialize(String topic, Headers headers, @Nullable T data) {
 		SerializedSlot slot = SerializedSlot.current();
-		if (slot != null && slot.isReplay()) {
+		if (slot != null && slot.replays(this.isKey)) {
 			return slot.bytes(this.isKey);
 		}
 		return serialized(topic, this.delegate.serialize(topic, headers, data));

@@ -44,7 +44,9 @@ final class OutputReplay {
 		if (this.factory.transactionCapable() && !TransactionSynchronizationManager.hasResource(this.factory)) {
 			return this.template.executeInTransaction((operations) -> sendAll(operations, claim, outputs, keyHeader));
 		}
-		return sendAll(this.template, claim, outputs, keyHeader);
+		List<Future<RecordMetadata>> acks = sendAll(this.template, claim, outputs, keyHeader);
+		this.template.flush(); // they are awaited at once: do not let them linger
+		return acks;
 	}
 
 	private static List<Future<RecordMetadata>> sendAll(KafkaOperations<Object, Object> operations, ClaimRequest claim,

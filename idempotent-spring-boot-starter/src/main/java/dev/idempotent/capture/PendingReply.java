@@ -32,11 +32,14 @@ public final class PendingReply {
 
 	private final StoredOutput reply;
 
+	private final @Nullable String topic;
+
 	private final @Nullable Duration await;
 
-	private PendingReply(ClaimRequest claim, StoredOutput reply, @Nullable Duration await) {
+	private PendingReply(ClaimRequest claim, StoredOutput reply, @Nullable String topic, @Nullable Duration await) {
 		this.claim = claim;
 		this.reply = reply;
+		this.topic = topic;
 		this.await = await;
 	}
 
@@ -44,11 +47,14 @@ public final class PendingReply {
 	 * Expect spring-kafka to send a claim's stored reply on this thread, next.
 	 * @param claim the claim the reply was stored with
 	 * @param reply the stored reply ({@link Replies#isReply})
+	 * @param topic the topic the reply goes to when it is known (a literal {@code @SendTo}, the request's reply topic
+	 * header), else {@code null} (a send to another topic is then not taken for the reply)
 	 * @param await how long the send waits for the broker's acknowledgment before spring-kafka's container goes on to
 	 * commit the offset; {@code null} to not wait (the container's Kafka transaction commits the reply with the offset)
 	 */
-	public static void expect(ClaimRequest claim, StoredOutput reply, @Nullable Duration await) {
-		current.set(new PendingReply(claim, reply, await));
+	public static void expect(ClaimRequest claim, StoredOutput reply, @Nullable String topic,
+			@Nullable Duration await) {
+		current.set(new PendingReply(claim, reply, topic, await));
 	}
 
 	/**
@@ -59,12 +65,17 @@ public final class PendingReply {
 		current.remove();
 	}
 
-	/** The reply expected on this thread, taken (the next send is not one), or {@code null}. */
-	static @Nullable PendingReply take() {
+	/**
+	 * Take the reply expected on this thread if a record about to be sent is it (the first send after the advice
+	 * returned, to the reply's topic when that is known).
+	 * @return the reply, or {@code null} if none is expected or the record is not it
+	 */
+	static @Nullable PendingReply take(ProducerRecord<?, ?> record) {
 		PendingReply pending = current.get();
-		if (pending != null) {
-			current.remove();
+		if (pending == null || (pending.topic != null && !pending.topic.equals(record.topic()))) {
+			return null;
 		}
+		current.remove();
 		return pending;
 	}
 
@@ -72,19 +83,27 @@ public final class PendingReply {
 		return this.reply;
 	}
 
-	/** Give the record spring-kafka built the stored headers it does not carry itself. */
+	/**
+	 * Give the record spring-kafka built the stored headers, in place of those of the same names (what a converter or
+	 * serializer derived from the placeholder is replaced by what it derived from the value).
+	 */
 	void addStoredHeaders(ProducerRecord<?, ?> record) {
-		List<OutputHeader> stored = this.reply.headers();
-		for (OutputHeader header : stored) {
-			if (record.headers().lastHeader(header.name()) == null) {
-				try {
-					record.headers().add(header.name(), header.value());
-				}
-				catch (IllegalStateException readOnly) {
-					return; // a record object sent before keeps the headers it was sent with
-				}
+		try {
+			for (OutputHeader header : this.reply.headers()) {
+				record.headers().remove(header.name());
+			}
+			for (OutputHeader header : this.reply.headers()) {
+				record.headers().add(header.name(), header.value());
 			}
 		}
+		catch (IllegalStateException readOnly) {
+			// a record object sent before keeps the headers it was sent with
+		}
+	}
+
+	/** Whether the reply's send waits for its acknowledgment. */
+	boolean awaits() {
+		return this.await != null;
 	}
 
 	/**

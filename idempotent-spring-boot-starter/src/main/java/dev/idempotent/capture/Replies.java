@@ -137,9 +137,13 @@ public final class Replies {
 			throw new IllegalStateException("The reply template's producer factory " + factory + " is not a"
 					+ " DefaultKafkaProducerFactory bean the starter captures on; a reply cannot be stored");
 		}
-		Supplier<? extends Serializer<?>> keys = factory.getKeySerializerSupplier();
-		Supplier<? extends Serializer<?>> values = factory.getValueSerializerSupplier();
-		return new Serializers((Serializer<Object>) keys.get(), (Serializer<Object>) values.get());
+		// configured as the factory configures its producers' serializers (its suppliers hand out unconfigured ones)
+		Serializer<?> key = factory.getKeySerializer();
+		Serializer<?> value = factory.getValueSerializer();
+		if (key == null || value == null) {
+			throw new IllegalStateException("The reply template's producer factory " + factory + " has no serializers");
+		}
+		return new Serializers((Serializer<Object>) key, (Serializer<Object>) value);
 	}
 
 	/** The serializers of a producer factory, made once: serializers are thread-safe, as a producer's must be. */

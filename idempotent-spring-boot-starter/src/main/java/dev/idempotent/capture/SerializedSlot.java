@@ -13,6 +13,8 @@ final class SerializedSlot implements AutoCloseable {
 
 	private final boolean replay;
 
+	private final boolean replayKey;
+
 	private byte @Nullable [] key;
 
 	private byte @Nullable [] value;
@@ -21,22 +23,33 @@ final class SerializedSlot implements AutoCloseable {
 
 	private boolean valueSerialized;
 
-	private SerializedSlot(boolean replay, byte @Nullable [] key, byte @Nullable [] value) {
+	private SerializedSlot(boolean replay, boolean replayKey, byte @Nullable [] key, byte @Nullable [] value) {
 		this.replay = replay;
+		this.replayKey = replayKey;
 		this.key = key;
 		this.value = value;
 	}
 
 	/** Open a slot that records what the serializers produce for the send about to happen on this thread. */
 	static SerializedSlot open() {
-		SerializedSlot slot = new SerializedSlot(false, null, null);
+		SerializedSlot slot = new SerializedSlot(false, false, null, null);
 		current.set(slot);
 		return slot;
 	}
 
 	/** Open a slot that makes the serializers return stored bytes for the send about to happen on this thread. */
 	static SerializedSlot replay(byte @Nullable [] key, byte @Nullable [] value) {
-		SerializedSlot slot = new SerializedSlot(true, key, value);
+		SerializedSlot slot = new SerializedSlot(true, true, key, value);
+		current.set(slot);
+		return slot;
+	}
+
+	/**
+	 * Open a slot that makes the value serializer return stored bytes for the send about to happen on this thread; the
+	 * key is serialized as usual (a reply's key is the key of the request at hand).
+	 */
+	static SerializedSlot replayValue(byte @Nullable [] value) {
+		SerializedSlot slot = new SerializedSlot(true, false, null, value);
 		current.set(slot);
 		return slot;
 	}
@@ -53,6 +66,11 @@ final class SerializedSlot implements AutoCloseable {
 
 	boolean isReplay() {
 		return this.replay;
+	}
+
+	/** Whether the serializer of the key (or of the value) returns stored bytes in this send. */
+	boolean replays(boolean isKey) {
+		return this.replay && (!isKey || this.replayKey);
 	}
 
 	byte @Nullable [] bytes(boolean isKey) {

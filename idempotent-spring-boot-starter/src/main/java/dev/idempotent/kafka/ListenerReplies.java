@@ -140,6 +140,13 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 		if (listener.endpoint().batch()) {
 			return "it is a batch listener, whose reply answers no single request";
 		}
+		if (listener.endpoint().acknowledgmentIndex() >= 0) {
+			return "it takes an Acknowledgment, which may commit the offset before spring-kafka sent the reply";
+		}
+		String expression = sendToValue(method);
+		if (expression != null && expression.startsWith("!{") && expression.contains("result")) {
+			return "its @SendTo expression reads the result, which a hit does not compute";
+		}
 		Class<?> type = method.getReturnType();
 		if (KafkaUtils.returnTypeMessageOrCollectionOf(method)) {
 			return "it returns a Message, whose headers are not stored; return the payload";
@@ -184,8 +191,8 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 		}
 	}
 
-	/** The {@code @SendTo} topic if it is one literal topic, placeholders resolved; else {@code null}. */
-	private @Nullable String literalTopic(Method method) {
+	/** The {@code @SendTo} value if it has one (on the method, or for a handler on its class), else {@code null}. */
+	private static @Nullable String sendToValue(Method method) {
 		SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
 		if (sendTo == null) {
 			sendTo = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), SendTo.class);
@@ -193,7 +200,15 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 		if (sendTo == null || sendTo.value().length != 1 || !StringUtils.hasText(sendTo.value()[0])) {
 			return null;
 		}
-		String topic = sendTo.value()[0];
+		return sendTo.value()[0];
+	}
+
+	/** The {@code @SendTo} topic if it is one literal topic, placeholders resolved; else {@code null}. */
+	private @Nullable String literalTopic(Method method) {
+		String topic = sendToValue(method);
+		if (topic == null) {
+			return null;
+		}
 		if (this.beanFactory instanceof ConfigurableBeanFactory configurable) {
 			topic = configurable.resolveEmbeddedValue(topic);
 		}

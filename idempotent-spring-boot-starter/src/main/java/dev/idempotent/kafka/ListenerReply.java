@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.messaging.Message;
 import org.springframework.objenesis.Objenesis;
 import org.springframework.objenesis.ObjenesisStd;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -56,6 +57,12 @@ final class ListenerReply {
 	 * @return the stored reply
 	 */
 	StoredOutput record(Capture capture, ClaimRequest claim, ConsumerRecord<?, ?> request, Object value) {
+		if (value instanceof Message<?> || value instanceof Iterable<?>) {
+			// spring-kafka decides from the value: a Message keeps its own headers, an Iterable may be split in several
+			throw new IllegalStateException("@IdempotentListener method returned a " + value.getClass().getName()
+					+ " to reply with: its reply cannot be stored with its claim (a Message's headers are not stored,"
+					+ " an Iterable may be sent as several replies); return the payload");
+		}
 		StoredOutput reply = this.replies.serialize(this.template, claim, capture.position(), request, topic(request),
 				value);
 		capture.reply(reply);
@@ -67,18 +74,28 @@ final class ListenerReply {
 	 * @param value what the method returned, or {@code null} for a hit (then a placeholder is returned)
 	 * @return what the advice returns to spring-kafka, not {@code null}
 	 */
-	Object expect(ClaimRequest claim, StoredOutput reply, @Nullable Object value) {
-		PendingReply.expect(claim, reply, inKafkaTransaction() ? null : this.replies.ackTimeout());
+	Object expect(ClaimRequest claim, ConsumerRecord<?, ?> request, StoredOutput reply, @Nullable Object value) {
+		PendingReply.expect(claim, reply, knownTopic(request), inKafkaTransaction() ? null : this.replies.ackTimeout());
 		return (value != null) ? value : placeholder(this.returnType);
 	}
 
-	/** The topic the serializers are told: the request's reply topic header, the literal, or the request's topic. */
+	/** The topic the serializers are told: the reply's topic if it is known, else the request's topic. */
 	private String topic(ConsumerRecord<?, ?> request) {
-		Header header = request.headers().lastHeader(KafkaHeaders.REPLY_TOPIC);
-		if (header != null && header.value() != null) {
-			return new String(header.value(), StandardCharsets.UTF_8);
+		String known = knownTopic(request);
+		return (known != null) ? known : request.topic();
+	}
+
+	/**
+	 * The topic spring-kafka sends the reply to, if it is known: a literal {@code @SendTo} topic (spring-kafka uses it
+	 * whatever the request says), else the request's reply topic header (which an empty {@code @SendTo} reads), else
+	 * {@code null} (an expression).
+	 */
+	private @Nullable String knownTopic(ConsumerRecord<?, ?> request) {
+		if (this.topic != null) {
+			return this.topic;
 		}
-		return (this.topic != null) ? this.topic : request.topic();
+		Header header = request.headers().lastHeader(KafkaHeaders.REPLY_TOPIC);
+		return (header != null && header.value() != null) ? new String(header.value(), StandardCharsets.UTF_8) : null;
 	}
 
 	/** Whether the container's Kafka transaction is active on the reply template's producer factory, on this thread. */

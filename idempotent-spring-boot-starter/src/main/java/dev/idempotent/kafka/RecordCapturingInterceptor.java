@@ -28,6 +28,16 @@ final class RecordCapturingInterceptor<K, V> implements RecordInterceptor<K, V>,
 	}
 
 	@Override
+	public void success(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
+		PendingReply.clear(); // before an error handler or an interceptor sends anything for the record
+	}
+
+	@Override
+	public void failure(ConsumerRecord<K, V> record, Exception exception, Consumer<K, V> consumer) {
+		PendingReply.clear();
+	}
+
+	@Override
 	public void afterRecord(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
 		CurrentRecord.clear();
 		PendingReply.clear();

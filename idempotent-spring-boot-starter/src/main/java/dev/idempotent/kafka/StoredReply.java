@@ -68,7 +68,7 @@ final class StoredReply {
 		if (this.stored == null || this.reply == null) {
 			return value;
 		}
-		return this.reply.expect(this.claim, this.stored, value);
+		return this.reply.expect(this.claim, this.record, this.stored, value);
 	}
 
 }

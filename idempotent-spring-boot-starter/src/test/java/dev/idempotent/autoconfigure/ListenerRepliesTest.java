@@ -16,6 +16,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.kafka.annotation.KafkaHandler;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.SendTo;
@@ -67,6 +68,15 @@ class ListenerRepliesTest {
 		this.capturing.withBean(ReplyingWithoutOutputs.class).run((context) -> assertThat(context).getFailure()
 			.hasMessageContaining(ReplyingWithoutOutputs.class.getName() + ".onRequest(java.lang.String) replies"
 					+ " (@SendTo), but its reply cannot be stored with its claim (its outputs are not captured)"));
+	}
+
+	@Test
+	void aReplyWhoseTopicReadsTheResultOrWhoseMethodAcknowledgesIsRefused() {
+		this.capturing.withBean(ReplyingToResultTopic.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining("(its @SendTo expression reads the result, which a hit does not compute)"));
+		this.capturing.withBean(ReplyingAndAcknowledging.class).run((context) -> assertThat(context).getFailure()
+			.hasMessageContaining("(it takes an Acknowledgment, which may commit the offset before spring-kafka sent"
+					+ " the reply)"));
 	}
 
 	@Test
@@ -231,6 +241,30 @@ class ListenerRepliesTest {
 		@IdempotentListener(key = "#payload")
 		public Map<String, String> onRequest(String payload) {
 			return Map.of("payload", payload);
+		}
+
+	}
+
+	static class ReplyingToResultTopic {
+
+		@KafkaListener(topics = "requests", groupId = "replies", autoStartup = "false")
+		@SendTo("!{result.length() > 3 ? 'long-replies' : 'replies'}")
+		@IdempotentListener(key = "#payload")
+		public String onRequest(String payload) {
+			return payload;
+		}
+
+	}
+
+	static class ReplyingAndAcknowledging {
+
+		@KafkaListener(topics = "requests", groupId = "replies", autoStartup = "false",
+				properties = "enable.auto.commit=false")
+		@SendTo("replies")
+		@IdempotentListener(key = "#payload")
+		public String onRequest(String payload, Acknowledgment acknowledgment) {
+			acknowledgment.acknowledge();
+			return payload;
 		}
 
 	}

@@ -95,11 +95,14 @@ abstract class AbstractRepliesIT {
 						.hasCauseInstanceOf(KafkaReplyTimeoutException.class);
 					listener.release().countDown(); // the first reply is sent now, after the requester gave up
 
+					// the retry's record key differs (the idempotency key header is the same): the reply takes it
 					ProducerRecord<String, String> retry = request(group, "order-1", "credit 10 (retry)");
+					retry = new ProducerRecord<>(retry.topic(), null, "order-1/retry", retry.value(), retry.headers());
 					ConsumerRecord<String, String> reply = requester.sendAndReceive(retry, Duration.ofSeconds(30))
 						.get(60, TimeUnit.SECONDS);
 					assertThat(reply.value()).isEqualTo("{\"orderId\":\"order-1\",\"request\":\"credit 10\",\"call\":1}");
-					assertThat(reply.key()).isEqualTo("order-1");
+					assertThat(reply.key()).as("the key of the request at hand, as spring-kafka sets it")
+						.isEqualTo("order-1/retry");
 					assertThat(reply.headers().lastHeader("__TypeId__")).as("the serializer's type header is stored")
 						.isNotNull();
 					assertThat(listener.calls()).hasValue(1);
@@ -127,13 +130,15 @@ abstract class AbstractRepliesIT {
 		redeliveredRequestGetsTheSameReply(broker, RUN + "-leased", LeasedForwardingListener.class);
 	}
 
-	private void redeliveredRequestGetsTheSameReply(EmbeddedKafkaBroker broker, String group, Class<?> configuration)
+	private void redeliveredRequestGetsTheSameReply(EmbeddedKafkaBroker broker, String group, Class<?> listener)
 			throws Exception {
 		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
 				Consumer<String, String> replies = consumer(broker, group + "-reader")) {
 			kafka.createTopics(1, group + ".requests", group + ".replies");
 			kafka.send(group + ".requests", "request-1", "hello");
-			runner(broker, group, configuration).run((context) -> {
+			runner(broker, group, Forwarding.class).withBean(listener)
+				.withPropertyValues("spring.kafka.producer.properties.spring.json.add.type.headers=false")
+				.run((context) -> {
 				assertThat(context).hasNotFailed();
 				replies.subscribe(List.of(group + ".replies"));
 				List<ConsumerRecord<String, String>> received = new ArrayList<>();
@@ -150,6 +155,8 @@ abstract class AbstractRepliesIT {
 					.extracting(ConsumerRecord::value)
 					.containsExactly("\"reply to hello\"", "\"reply to hello\"");
 				assertThat(keyHeader(received.get(1))).isNotNull().isEqualTo(keyHeader(received.get(0)));
+				assertThat(received).as("the stored reply was serialized as configured: no type header")
+					.allSatisfy((reply) -> assertThat(reply.headers().lastHeader("__TypeId__")).isNull());
 				assertThat(context.getBean(Forwarder.class).calls()).hasValue(1);
 				assertThat(context.getBean(ItLedger.class).rows(group, "request-1")).isOne();
 				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, group + ".requests") == 0);
@@ -278,65 +285,45 @@ abstract class AbstractRepliesIT {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	static class ForwardingListener {
+	static class Forwarding {
 
 		@Bean
 		Forwarder forwarder(ItLedger ledger, @Value("${it.group}") String group) {
 			return new Forwarder(ledger, group);
-		}
-
-		@Bean
-		Listener forwardingListener(Forwarder forwarder) {
-			return new Listener(forwarder);
-		}
-
-		static class Listener {
-
-			private final Forwarder forwarder;
-
-			Listener(Forwarder forwarder) {
-				this.forwarder = forwarder;
-			}
-
-			@KafkaListener(topics = "${it.group}.requests", groupId = "${it.group}")
-			@SendTo("${it.group}.replies")
-			@IdempotentListener
-			public String onRequest(String payload, @Header(IdempotencyHeaders.KEY) String key) {
-				return this.forwarder.reply(payload, key);
-			}
-
 		}
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
+	static class ForwardingListener {
+
+		private final Forwarder forwarder;
+
+		ForwardingListener(Forwarder forwarder) {
+			this.forwarder = forwarder;
+		}
+
+		@KafkaListener(topics = "${it.group}.requests", groupId = "${it.group}")
+		@SendTo("${it.group}.replies")
+		@IdempotentListener
+		public String onRequest(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+			return this.forwarder.reply(payload, key);
+		}
+
+	}
+
 	static class LeasedForwardingListener {
 
-		@Bean
-		Forwarder forwarder(ItLedger ledger, @Value("${it.group}") String group) {
-			return new Forwarder(ledger, group);
+		private final Forwarder forwarder;
+
+		LeasedForwardingListener(Forwarder forwarder) {
+			this.forwarder = forwarder;
 		}
 
-		@Bean
-		Listener leasedForwardingListener(Forwarder forwarder) {
-			return new Listener(forwarder);
-		}
-
-		static class Listener {
-
-			private final Forwarder forwarder;
-
-			Listener(Forwarder forwarder) {
-				this.forwarder = forwarder;
-			}
-
-			@KafkaListener(topics = "${it.group}.requests", groupId = "${it.group}")
-			@SendTo("${it.group}.replies")
-			@IdempotentListener(mode = ClaimMode.LEASED)
-			public String onRequest(String payload, @Header(IdempotencyHeaders.KEY) String key) {
-				return this.forwarder.reply(payload, key);
-			}
-
+		@KafkaListener(topics = "${it.group}.requests", groupId = "${it.group}")
+		@SendTo("${it.group}.replies")
+		@IdempotentListener(mode = ClaimMode.LEASED)
+		public String onRequest(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+			return this.forwarder.reply(payload, key);
 		}
 
 	}
