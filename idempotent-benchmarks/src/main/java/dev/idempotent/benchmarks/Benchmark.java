@@ -107,8 +107,10 @@ public final class Benchmark {
 			throws Exception {
 		String brokers = broker.getBrokersAsString();
 		String topic = "bench-" + variant.name().toLowerCase().replace('_', '-') + "-" + run;
-		broker.addTopics(new org.apache.kafka.clients.admin.NewTopic(topic, settings.partitions(), (short) 1));
+		broker.addTopics(new org.apache.kafka.clients.admin.NewTopic(topic, settings.partitions(), (short) 1),
+				new org.apache.kafka.clients.admin.NewTopic(topic + "-out", settings.partitions(), (short) 1));
 		awaitLeaders(brokers, topic);
+		awaitLeaders(brokers, topic + "-out");
 		String group = variant.name().toLowerCase() + "-" + run;
 		int seeded = ReplayVariants.replays(variant) ? seed(variant, settings, brokers, topic, group) : 0;
 		String dbUrl = variant.driverSettings

@@ -18,6 +18,16 @@ enum Variant {
 	IDEMPOTENT_GROUP_COMMIT_DRIVER("2d. = 2b with the driver settings", Variants.Idempotent.class, 0, true, true,
 			"--idempotent.group-commit.enabled=true"),
 
+	IDEMPOTENT_OUTPUT("2e. = 2, sending one output per record (KafkaTemplate), captured: stored with the claim, awaited"
+			+ " before the offset", Variants.IdempotentOutput.class, 0, true),
+
+	IDEMPOTENT_OUTPUT_UNCAPTURED("2f. = 2e with capture off (idempotent.outputs.enabled=false): the output is sent,"
+			+ " not stored nor awaited", Variants.IdempotentOutput.class, 0, true, false,
+			"--idempotent.outputs.enabled=false"),
+
+	IDEMPOTENT_OUTPUT_NO_LINGER("2g. = 2e with the producer's linger.ms=0 (each output is awaited before the offset)",
+			Variants.IdempotentOutput.class, 0, true, false, "--spring.kafka.producer.properties.linger.ms=0"),
+
 	IDEMPOTENT_BATCH_100("3a. @IdempotentListener, batches of 100", Variants.IdempotentBatch.class, 100, true),
 
 	IDEMPOTENT_BATCH_500("3b. @IdempotentListener, batches of 500", Variants.IdempotentBatch.class, 500, true),
@@ -35,7 +45,13 @@ enum Variant {
 			ReplayVariants.DatabaseReplay.class, 0, true),
 
 	REPLAY_FAST_PATH("7b. replay, every record a hit: @IdempotentListener, single records, Redis fast path",
-			ReplayVariants.FastPathReplay.class, 0, true);
+			ReplayVariants.FastPathReplay.class, 0, true),
+
+	REPLAY_GROUP_COMMIT("7c. = 7a with group commit (idempotent.group-commit.enabled=true, code unchanged)",
+			ReplayVariants.DatabaseReplay.class, 0, true, false, "--idempotent.group-commit.enabled=true"),
+
+	REPLAY_FAST_PATH_GROUP_COMMIT("7d. = 7b with group commit: one MGET per group of records",
+			ReplayVariants.FastPathReplay.class, 0, true, false, "--idempotent.group-commit.enabled=true");
 
 	final String title;
 

@@ -22,6 +22,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.messaging.MessageHandler;
 import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -122,6 +123,40 @@ final class Variants {
 			@IdempotentListener
 			public void on(ConsumerRecord<String, String> record) {
 				this.ledger.credit(key(record), record.value());
+			}
+
+		}
+
+	}
+
+	/**
+	 * 2e/2f. {@code @IdempotentListener}, single records, the business write of 2 and one output per record sent with
+	 * the application's {@code KafkaTemplate} to {@code <topic>-out} (consume, process, produce).
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class IdempotentOutput {
+
+		@Bean
+		Listener idempotentOutputListener(BenchLedger ledger, KafkaTemplate<String, String> template) {
+			return new Listener(ledger, template);
+		}
+
+		static class Listener {
+
+			private final BenchLedger ledger;
+
+			private final KafkaTemplate<String, String> template;
+
+			Listener(BenchLedger ledger, KafkaTemplate<String, String> template) {
+				this.ledger = ledger;
+				this.template = template;
+			}
+
+			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}")
+			@IdempotentListener
+			public void on(ConsumerRecord<String, String> record) {
+				this.ledger.credit(key(record), record.value());
+				this.template.send(record.topic() + "-out", record.key(), record.value());
 			}
 
 		}
