@@ -211,7 +211,7 @@ public class TransactionalClaimExecutor {
 		}
 		if (rest.isEmpty()) {
 			reports.forEach(Runnable::run);
-			return new BatchOutcome<>(null, List.of(), List.copyOf(fastHits));
+			return new BatchOutcome<>(null, List.of(), List.copyOf(fastHits), List.copyOf(fastHits));
 		}
 		if (fastHits.isEmpty()) {
 			return claimBatch(requests, work, List.of());
@@ -223,7 +223,7 @@ public class TransactionalClaimExecutor {
 		claimed.hits().forEach((position) -> hits.add(rest.get(position)));
 		hits.sort(null);
 		return new BatchOutcome<>(claimed.value(), claimed.claimed().stream().map(rest::get).toList(),
-				List.copyOf(hits));
+				List.copyOf(hits), List.copyOf(fastHits));
 	}
 
 	/** Claim a batch in one transaction; {@code held} are outcomes reported with its commit. */

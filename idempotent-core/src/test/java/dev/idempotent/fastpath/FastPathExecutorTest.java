@@ -194,6 +194,7 @@ class FastPathExecutorTest {
 		assertThat(worked).as("positions in the whole batch").containsExactly(List.of(1, 3));
 		assertThat(outcome.claimed()).containsExactly(1, 3);
 		assertThat(outcome.hits()).as("two from the fast path, one repeat within the batch").containsExactly(0, 2, 4);
+		assertThat(outcome.fastPathHits()).as("the fast path's, whose outputs need no read").containsExactly(0, 2);
 		assertThat(outcome.value()).isEqualTo("done");
 		assertThat(this.fastPathHits).hasValue(2);
 		assertThat(this.fastPath.knowsKey("fast", "b-2")).isTrue();
@@ -208,7 +209,7 @@ class FastPathExecutorTest {
 		BatchOutcome<String> outcome = this.executor.executeBatch(List.of(request("c-2", 3), request("c-1", 4)),
 				(positions) -> "must not run");
 
-		assertThat(outcome).isEqualTo(new BatchOutcome<String>(null, List.of(), List.of(0, 1)));
+		assertThat(outcome).isEqualTo(new BatchOutcome<String>(null, List.of(), List.of(0, 1), List.of(0, 1)));
 		assertThat(this.database.connections).hasValue(connections);
 		assertThat(this.fastPathHits).hasValue(2);
 	}

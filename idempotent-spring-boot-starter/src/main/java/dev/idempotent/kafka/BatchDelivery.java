@@ -247,7 +247,9 @@ final class BatchDelivery {
 			return;
 		}
 		if (outcome instanceof ClaimOutcome.Skipped<?> skipped) {
-			this.outputs.replay(claim, skipped.hit(), false);
+			if (!skipped.fromFastPath()) { // the fast path knows only claims that stored no outputs
+				this.outputs.replay(claim, skipped.hit(), false);
+			}
 		}
 		else {
 			capture.awaitSent();
@@ -291,9 +293,11 @@ final class BatchDelivery {
 			for (int position : outcome.claimed()) {
 				claimed.add(withoutSource(this.claims.get(position)));
 			}
+			Set<Integer> fastPathHits = Set.copyOf(outcome.fastPathHits());
 			for (int position : outcome.hits()) {
 				ClaimRequest hit = this.claims.get(position);
-				if (!claimed.contains(withoutSource(hit))) {
+				// the fast path knows only claims that stored no outputs
+				if (!fastPathHits.contains(position) && !claimed.contains(withoutSource(hit))) {
 					outputs.replay(hit);
 				}
 			}

@@ -128,9 +128,13 @@ final class GroupCommitDelivery {
 	 */
 	private static void deliverOutputs(List<GroupMember> group, BatchOutcome<?> outcome) {
 		Set<Integer> hits = Set.copyOf(outcome.hits());
+		Set<Integer> fastPathHits = Set.copyOf(outcome.fastPathHits());
 		for (int position = 0; position < group.size(); position++) {
 			GroupMember member = group.get(position);
 			try {
+				if (fastPathHits.contains(position)) {
+					continue; // the fast path knows only claims that stored no outputs
+				}
 				if (hits.contains(position)) {
 					member.outputs().replay(member.request());
 				}
@@ -155,8 +159,10 @@ final class GroupCommitDelivery {
 				throw failed(member, ex);
 			}
 			try {
-				if (outcome instanceof ClaimOutcome.Skipped<?>) {
-					member.outputs().replay(member.request());
+				if (outcome instanceof ClaimOutcome.Skipped<?> skipped) {
+					if (!skipped.fromFastPath()) { // the fast path knows only claims that stored no outputs
+						member.outputs().replay(member.request());
+					}
 				}
 				else {
 					member.outputs().awaitSent();
