@@ -39,6 +39,7 @@ import dev.idempotent.kafka.TransientAwareBackOff;
 import dev.idempotent.kafka.TransientAwareErrorHandler;
 import dev.idempotent.kafka.ListenerMethods;
 import dev.idempotent.kafka.ListenerReplies;
+import dev.idempotent.kafka.ReplyFailureInstaller;
 import dev.idempotent.kafka.ListenerScopes;
 import dev.idempotent.kafka.RecordCaptureInstaller;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
@@ -53,6 +54,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -66,6 +68,7 @@ import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -242,6 +245,12 @@ public class IdempotentAutoConfiguration {
 			BeanFactory beanFactory, ObjectProvider<ClaimOutputs> outputs, ObjectProvider<Replies> replies) {
 		return new ListenerReplies(methods::getObject, properties.getReplies(), beanFactory, outputs::getIfAvailable,
 				replies::getIfAvailable);
+	}
+
+	@Bean(ReplyFailureInstaller.BEAN_NAME)
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE) // looked up while post-processors are registered: no WARN for that
+	static ReplyFailureInstaller idempotentReplyFailureInstaller() {
+		return new ReplyFailureInstaller();
 	}
 
 	@Bean

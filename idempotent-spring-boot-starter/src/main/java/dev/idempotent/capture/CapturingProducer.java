@@ -69,24 +69,24 @@ final class CapturingProducer<K, V> implements Producer<K, V> {
 	private Future<RecordMetadata> sendReply(ProducerRecord<K, V> record, @Nullable Callback callback,
 			PendingReply reply) {
 		reply.addStoredHeaders(record);
-		Future<RecordMetadata> ack;
-		try (SerializedSlot slot = SerializedSlot.replayValue(reply.reply().value())) {
-			ack = this.delegate.send(record, callback);
-		}
 		try {
+			Future<RecordMetadata> ack;
+			try (SerializedSlot slot = SerializedSlot.replayValue(reply.reply().value())) {
+				ack = this.delegate.send(record, callback);
+			}
 			if (reply.awaits()) {
 				this.delegate.flush(); // the reply is awaited on its own: do not let it linger
 			}
 			reply.awaitSent(ack);
+			return ack;
 		}
 		catch (RuntimeException ex) {
-			// spring-kafka neither logs a failed reply nor fails the record for it
-			logger.error("A @SendTo reply was not acknowledged by the broker; the offset of its request is committed"
-					+ " as spring-kafka goes on. The reply is stored with its claim: a redelivery or retry of the"
-					+ " request gets it.", ex);
+			// spring-kafka neither logs a failed reply nor fails the record for it: the listener's wrapper does
+			logger.error("A @SendTo reply to " + record.topic() + " was not sent or not acknowledged; its request"
+					+ " fails and is retried, and the retry (a hit) sends the reply stored with its claim.", ex);
+			PendingReply.failed(ex);
 			throw ex;
 		}
-		return ack;
 	}
 
 	@Override

@@ -28,6 +28,8 @@ public final class PendingReply {
 
 	private static final ThreadLocal<PendingReply> current = new ThreadLocal<>();
 
+	private static final ThreadLocal<RuntimeException> failure = new ThreadLocal<>();
+
 	private final ClaimRequest claim;
 
 	private final StoredOutput reply;
@@ -63,6 +65,24 @@ public final class PendingReply {
 	 */
 	public static void clear() {
 		current.remove();
+		failure.remove();
+	}
+
+	/**
+	 * Take the failure of the reply sent on this thread since the last {@link #clear}: spring-kafka does not pass it
+	 * on, so whatever wraps its listener call throws it to fail the record (its retry is a hit that sends the stored
+	 * reply again).
+	 * @return the failure, or {@code null} if no reply failed
+	 */
+	public static @Nullable RuntimeException takeFailure() {
+		RuntimeException failed = failure.get();
+		failure.remove();
+		return failed;
+	}
+
+	/** Remember that the reply's send failed. */
+	static void failed(RuntimeException ex) {
+		failure.set(ex);
 	}
 
 	/**

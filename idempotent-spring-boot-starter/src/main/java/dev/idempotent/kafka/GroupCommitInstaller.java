@@ -123,6 +123,11 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 		if (annotation == null || !uses(annotation.groupCommit())) {
 			return attributes;
 		}
+		if (ReplyFailureInstaller.replies(method)) {
+			// decided here, before the reply's container post-processor is given to the listener
+			refuseOrLog(method, annotation.groupCommit(), "it replies (@SendTo)");
+			return attributes;
+		}
 		Object own = attributes.get(CONTAINER_POST_PROCESSOR);
 		if (own instanceof String name && StringUtils.hasText(name)) {
 			refuseOrLog(method, annotation.groupCommit(), "its @KafkaListener has a containerPostProcessor of its own");

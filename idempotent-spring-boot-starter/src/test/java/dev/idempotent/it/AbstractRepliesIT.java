@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import ch.qos.logback.classic.Level;
 import dev.idempotent.capture.OutputMeters;
 import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.kafka.IdempotencyHeaders;
@@ -51,9 +52,10 @@ import static org.awaitility.Awaitility.await;
  * {@code @SendTo} replies stored with their claims (issue 12), end to end on a real broker: a request whose first
  * reply was lost gets, on its {@code ReplyingKafkaTemplate} retry (a new request with a correlation id of its own),
  * the reply stored by the first processing, and the method runs once; a plain {@code @SendTo} listener whose request
- * is redelivered sends the same reply again, with the same idempotency key header.
+ * is redelivered sends the same reply again, with the same idempotency key header; a reply whose send fails fails its
+ * record, whose retry (a hit) sends the stored reply.
  */
-@EmbeddedKafka(partitions = 1)
+@EmbeddedKafka(partitions = 1, brokerProperties = "auto.create.topics.enable=false")
 abstract class AbstractRepliesIT {
 
 	static final String RUN = UUID.randomUUID().toString().substring(0, 8);
@@ -161,6 +163,46 @@ abstract class AbstractRepliesIT {
 				assertThat(context.getBean(ItLedger.class).rows(group, "request-1")).isOne();
 				await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, group + ".requests") == 0);
 			});
+		}
+	}
+
+	/**
+	 * The reply topic does not exist yet (the broker creates none on its own): the reply's send fails, which
+	 * spring-kafka drops; the starter fails the record instead, and once the topic exists a retry, a hit, sends the
+	 * stored reply. Before the fix the offset was committed and no reply ever came.
+	 */
+	@Test
+	void aReplyWhoseSendFailedFailsItsRecordAndTheRetrySendsTheStoredReply(EmbeddedKafkaBroker broker)
+			throws Exception {
+		String group = RUN + "-failing";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
+				Consumer<String, String> replies = consumer(broker, group + "-reader");
+				LogCapture log = new LogCapture("dev.idempotent.capture.CapturingProducer")) {
+			kafka.createTopics(1, group + ".requests");
+			kafka.send(group + ".requests", "request-1", "hello");
+			runner(broker, group, Forwarding.class).withBean(ForwardingListener.class)
+				.withPropertyValues("spring.kafka.producer.properties.max.block.ms=1000")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					MeterRegistry meters = context.getBean(MeterRegistry.class);
+					Forwarder forwarder = context.getBean(Forwarder.class);
+					await().atMost(KafkaTestSupport.timeout()).until(() -> forwarder.calls().get() == 1);
+					await().atMost(KafkaTestSupport.timeout())
+						.until(() -> log.messages(Level.ERROR).stream().anyMatch((line) -> line.contains("reply to")));
+					assertThat(kafka.lag(group, group + ".requests")).as("the failed reply's offset").isOne();
+					kafka.createTopics(1, group + ".replies");
+					replies.subscribe(List.of(group + ".replies"));
+					List<ConsumerRecord<String, String>> received = new ArrayList<>();
+					await().atMost(KafkaTestSupport.timeout()).until(() -> {
+						KafkaTestUtils.getRecords(replies, Duration.ofMillis(200)).forEach(received::add);
+						return !received.isEmpty();
+					});
+					assertThat(received.get(0).value()).isEqualTo("\"reply to hello\"");
+					await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, group + ".requests") == 0);
+					assertThat(forwarder.calls()).as("the retries were hits").hasValue(1);
+					assertThat(ClaimMeters.hits(meters, group)).isPositive();
+					assertThat(context.getBean(ItLedger.class).rows(group, "request-1")).isOne();
+				});
 		}
 	}
 
