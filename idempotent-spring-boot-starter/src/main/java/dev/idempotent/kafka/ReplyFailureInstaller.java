@@ -5,19 +5,23 @@ import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.kafka.annotation.KafkaHandler;
 import org.springframework.kafka.annotation.KafkaListenerAnnotationBeanPostProcessor.AnnotationEnhancer;
 import org.springframework.kafka.config.ContainerPostProcessor;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.kafka.listener.MessageListener;
 import org.springframework.messaging.handler.annotation.SendTo;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 
 /**
- * Gives the {@code @KafkaListener} of every {@code @SendTo} {@link IdempotentListener} method a container
+ * Gives the {@code @KafkaListener} of every {@code @SendTo} {@link IdempotentListener} method (on the method, or on
+ * the class of its {@code @KafkaHandler}) a container
  * post-processor that wraps the container's record listener in a {@link ReplyFailureListener}, so that a reply whose
  * send failed fails its record instead of being dropped by spring-kafka. A listener with a container post-processor of
  * its own keeps it; its failed replies are logged at ERROR only (and go to the next redelivery or retry of the
@@ -40,15 +44,15 @@ public final class ReplyFailureInstaller implements AnnotationEnhancer {
 	 */
 	@Override
 	public Map<String, Object> apply(Map<String, Object> attributes, AnnotatedElement element) {
-		if (!(element instanceof Method method) || !replies(method)) {
+		String replying = replying(element);
+		if (replying == null) {
 			return attributes;
 		}
 		Object own = attributes.get(CONTAINER_POST_PROCESSOR);
 		if (own instanceof String name && StringUtils.hasText(name)) {
 			logger.warn("@IdempotentListener method {} replies (@SendTo) and its @KafkaListener has a containerPostProcessor"
 					+ " of its own: a reply whose send fails is logged at ERROR but does not fail its record (the"
-					+ " reply stays stored with its claim for the next redelivery or retry of the request)",
-					method.toGenericString());
+					+ " reply stays stored with its claim for the next redelivery or retry of the request)", replying);
 			return attributes;
 		}
 		Map<String, Object> enhanced = new HashMap<>(attributes);
@@ -69,6 +73,28 @@ public final class ReplyFailureInstaller implements AnnotationEnhancer {
 				container.setupMessageListener(new ReplyFailureListener<>(record));
 			}
 		};
+	}
+
+	/**
+	 * The replying {@link IdempotentListener} method a {@code @KafkaListener} element reaches: the method itself, or
+	 * for a class-level {@code @KafkaListener} one of its {@code @KafkaHandler}s ({@code @SendTo} on it or on the
+	 * class); {@code null} if none replies.
+	 */
+	private static @Nullable String replying(AnnotatedElement element) {
+		if (element instanceof Method method) {
+			return replies(method) ? method.toGenericString() : null;
+		}
+		if (element instanceof Class<?> type) {
+			boolean classReplies = AnnotatedElementUtils.hasAnnotation(type, SendTo.class);
+			for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type)) {
+				if (AnnotatedElementUtils.hasAnnotation(method, KafkaHandler.class) && method.getReturnType() != void.class
+						&& AnnotatedElementUtils.hasAnnotation(method, IdempotentListener.class)
+						&& (classReplies || AnnotatedElementUtils.hasAnnotation(method, SendTo.class))) {
+					return method.toGenericString();
+				}
+			}
+		}
+		return null;
 	}
 
 	/** Whether spring-kafka sends replies from the method's return value ({@code @SendTo} on a non-void method). */

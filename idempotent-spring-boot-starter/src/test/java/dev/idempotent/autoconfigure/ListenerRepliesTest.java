@@ -60,7 +60,18 @@ class ListenerRepliesTest {
 			assertThat(context).hasNotFailed();
 			assertThat(output).containsOnlyOnce(Replying.class.getName() + ".onRequest(java.lang.String) replies"
 					+ " (@SendTo): its reply is stored with its claim");
+			assertThat(listenerOfTheOnlyContainer(context)).as("a failed reply fails its record")
+				.isEqualTo("ReplyFailureListener");
 		});
+	}
+
+	private static String listenerOfTheOnlyContainer(org.springframework.context.ApplicationContext context) {
+		var containers = context.getBean(org.springframework.kafka.config.KafkaListenerEndpointRegistry.class)
+			.getListenerContainers();
+		assertThat(containers).hasSize(1);
+		var container = (org.springframework.kafka.listener.AbstractMessageListenerContainer<?, ?>) containers.iterator()
+			.next();
+		return container.getContainerProperties().getMessageListener().getClass().getSimpleName();
 	}
 
 	@Test
@@ -97,7 +108,11 @@ class ListenerRepliesTest {
 	void aHandlerOfAClassThatRepliesIsRefused() {
 		this.runner.withBean(ReplyingClass.class).run((context) -> assertThat(context).getFailure()
 			.hasMessageContaining(ReplyingClass.class.getName() + ".onRequest(java.lang.String) replies (@SendTo)"));
-		this.capturing.withBean(ReplyingClass.class).run((context) -> assertThat(context).hasNotFailed());
+		this.capturing.withBean(ReplyingClass.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(listenerOfTheOnlyContainer(context)).as("a failed reply fails its record")
+				.isEqualTo("ReplyFailureListener");
+		});
 	}
 
 	@Test
