@@ -15,6 +15,9 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.annotation.KafkaListener;
@@ -52,7 +55,7 @@ import org.springframework.util.StringUtils;
  *
  * @since 0.2.0
  */
-public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInitializingSingleton {
+public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInitializingSingleton, BeanFactoryAware {
 
 	/** The name of this installer's bean, which the container post-processor expressions refer to. */
 	public static final String BEAN_NAME = "idempotentGroupCommitInstaller";
@@ -64,6 +67,8 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 	private final boolean enabledByDefault;
 
 	private final GroupCommitSettings settings;
+
+	private @Nullable ListableBeanFactory beanFactory;
 
 	private final List<Method> methods = new CopyOnWriteArrayList<>();
 
@@ -124,7 +129,7 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 			return attributes;
 		}
 		if (ReplyFailureInstaller.replies(method)) {
-			// decided here, before the reply's container post-processor is given to the listener
+			// decided here: the reply's container post-processor is given to the listener instead
 			refuseOrLog(method, annotation.groupCommit(), "it replies (@SendTo)");
 			return attributes;
 		}
@@ -178,7 +183,7 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 	}
 
 	/** Why group commit cannot serve a listener on a container, or {@code null}. */
-	private static @Nullable String problem(ListenerMethod listener, AbstractMessageListenerContainer<?, ?> container,
+	private @Nullable String problem(ListenerMethod listener, AbstractMessageListenerContainer<?, ?> container,
 			@Nullable Object delegate) {
 		Method method = listener.method();
 		ContainerProperties properties = container.getContainerProperties();
@@ -202,7 +207,8 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 		if (delegate == null) {
 			return "its container has no message listener";
 		}
-		if (delegate instanceof KafkaBackoffAwareMessageListenerAdapter) {
+		if (delegate instanceof KafkaBackoffAwareMessageListenerAdapter || retryTopics(method, properties)) {
+			// spring-kafka wraps the listener for retry topics after this post-processor ran: asked here
 			return "it uses retry topics, whose back-off works per record";
 		}
 		if (properties.getAckMode() == AckMode.MANUAL || properties.getAckMode() == AckMode.MANUAL_IMMEDIATE) {
@@ -217,6 +223,18 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 					+ " not call";
 		}
 		return null;
+	}
+
+	/** Whether spring-kafka gives the method retry topics (a {@code @RetryableTopic}, a configuration bean). */
+	private boolean retryTopics(Method method, ContainerProperties properties) {
+		String[] topics = properties.getTopics();
+		return (this.beanFactory != null)
+				&& RetryTopics.apply(method, (topics != null) ? List.of(topics) : List.of(), this.beanFactory);
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = (beanFactory instanceof ListableBeanFactory listable) ? listable : null;
 	}
 
 	private static void refuseOrLog(Method method, GroupCommit choice, String problem) {

@@ -31,6 +31,29 @@ final class ReplyFailureListener<K, V> extends AbstractDelegatingMessageListener
 	@Override
 	public void onMessage(ConsumerRecord<K, V> record, @Nullable Acknowledgment acknowledgment,
 			@Nullable Consumer<?, ?> consumer) {
+		deliver(record, acknowledgment, consumer);
+	}
+
+	// the container calls the variant of the innermost listener's type (it looks through delegating listeners)
+
+	@Override
+	public void onMessage(ConsumerRecord<K, V> record) {
+		deliver(record, null, null);
+	}
+
+	@Override
+	public void onMessage(ConsumerRecord<K, V> record, @Nullable Acknowledgment acknowledgment) {
+		deliver(record, acknowledgment, null);
+	}
+
+	@Override
+	public void onMessage(ConsumerRecord<K, V> record, @Nullable Consumer<?, ?> consumer) {
+		deliver(record, null, consumer);
+	}
+
+	private void deliver(ConsumerRecord<K, V> record, @Nullable Acknowledgment acknowledgment,
+			@Nullable Consumer<?, ?> consumer) {
+		PendingReply.takeFailure(); // a failure of an earlier record is not this one's
 		switch (this.delegateType) {
 			case ACKNOWLEDGING_CONSUMER_AWARE -> this.delegate.onMessage(record, acknowledgment, consumer);
 			case ACKNOWLEDGING -> this.delegate.onMessage(record, acknowledgment);

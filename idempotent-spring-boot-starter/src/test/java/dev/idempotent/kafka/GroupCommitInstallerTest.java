@@ -14,6 +14,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.annotation.RetryableTopic;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.kafka.listener.ContainerProperties.AckMode;
@@ -70,6 +71,25 @@ class GroupCommitInstallerTest {
 				assertThat(listenerOf(registry, "acknowledging")).as("it cannot serve a listener that acknowledges")
 					.isNotInstanceOf(GroupCommitListener.class);
 			});
+	}
+
+	/**
+	 * spring-kafka wraps a retry-topic listener only after the container post-processors ran, so the installer must ask
+	 * whether the method has retry topics. Before the fix group commit was installed and spring-kafka then failed the
+	 * startup ("GroupCommitListener is not assignable from MessageListener").
+	 */
+	@Test
+	void aListenerWithRetryTopicsRunsRecordByRecordUnderTheDefaultAndIsRefusedWhenItAsks() {
+		this.runner.withUserConfiguration(Retrying.class)
+			.withPropertyValues("idempotent.group-commit.enabled=true")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(listenerOf(context.getBean(KafkaListenerEndpointRegistry.class), "retrying"))
+					.isNotInstanceOf(GroupCommitListener.class);
+			});
+		this.runner.withUserConfiguration(RetryingEnabled.class)
+			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.hasMessageContaining("cannot use group commit: it uses retry topics"));
 	}
 
 	@Test
@@ -186,6 +206,46 @@ class GroupCommitInstallerTest {
 		@KafkaListener(id = "enabled-acknowledging", topics = "enabled-acknowledging", groupId = "enabled-acknowledging")
 		@IdempotentListener(groupCommit = GroupCommit.ENABLED)
 		public void on(ConsumerRecord<String, String> record, Acknowledgment acknowledgment) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Retrying {
+
+		@Bean
+		RetryingListener retryingListener() {
+			return new RetryingListener();
+		}
+
+	}
+
+	static class RetryingListener {
+
+		@KafkaListener(id = "retrying", topics = "retrying", groupId = "retrying")
+		@RetryableTopic(autoCreateTopics = "false")
+		@IdempotentListener(scope = "retrying")
+		public void on(ConsumerRecord<String, String> record) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RetryingEnabled {
+
+		@Bean
+		RetryingEnabledListener retryingEnabledListener() {
+			return new RetryingEnabledListener();
+		}
+
+	}
+
+	static class RetryingEnabledListener {
+
+		@KafkaListener(id = "retrying-enabled", topics = "retrying-enabled", groupId = "retrying-enabled")
+		@RetryableTopic(autoCreateTopics = "false")
+		@IdempotentListener(scope = "retrying-enabled", groupCommit = GroupCommit.ENABLED)
+		public void on(ConsumerRecord<String, String> record) {
 		}
 
 	}
