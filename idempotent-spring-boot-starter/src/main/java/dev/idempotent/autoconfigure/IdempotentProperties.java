@@ -59,10 +59,10 @@ public class IdempotentProperties {
 	private boolean maskKeys = true;
 
 	/**
-	 * What to do at startup with an @IdempotentListener method that replies (@SendTo): 'refuse' (the default) stops
-	 * the application; 'warn' starts it with one warning per method. A hit does not call the method, so a
-	 * redelivered request that is a hit gets no reply, and a reply lost in a crash after the database commit is
-	 * never sent again.
+	 * What to do at startup with an @IdempotentListener method that replies (@SendTo) but whose reply cannot be
+	 * stored with its claim (a batch listener; a Message, Iterable, interface or abstract return type; outputs not
+	 * captured): 'refuse' (the default) stops the application naming why; 'warn' starts it with one warning per
+	 * method, and a redelivered request that is a hit then gets no reply. Replies that can be stored need neither.
 	 */
 	private ReplyMode replies = ReplyMode.REFUSE;
 

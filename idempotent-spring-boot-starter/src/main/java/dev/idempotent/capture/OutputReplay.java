@@ -36,7 +36,12 @@ final class OutputReplay {
 
 	/** Whether the container's Kafka transaction is active on this thread, on the factory that sends again. */
 	boolean inKafkaTransaction() {
-		return this.factory.transactionCapable() && TransactionSynchronizationManager.hasResource(this.factory);
+		return inKafkaTransaction(this.factory);
+	}
+
+	/** Whether the container's Kafka transaction is active on this thread, on a producer factory. */
+	static boolean inKafkaTransaction(ProducerFactory<?, ?> factory) {
+		return factory.transactionCapable() && TransactionSynchronizationManager.hasResource(factory);
 	}
 
 	/** Send the outputs again but the reply; return the acknowledgments' futures, in order. */

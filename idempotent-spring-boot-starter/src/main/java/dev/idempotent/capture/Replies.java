@@ -71,6 +71,16 @@ public final class Replies {
 	}
 
 	/**
+	 * Return how long a reply sent through a template on this thread waits for the broker's acknowledgment.
+	 * @param template the reply template
+	 * @return {@link #ackTimeout()}, or {@code null} when the container's Kafka transaction is active on the template's
+	 * producer factory (the transaction commits the reply with the offset)
+	 */
+	public @Nullable Duration ackWait(KafkaTemplate<?, ?> template) {
+		return OutputReplay.inKafkaTransaction(template.getProducerFactory()) ? null : this.ackTimeout;
+	}
+
+	/**
 	 * Tell whether a stored output is a claim's reply.
 	 * @param output a stored output
 	 * @return whether it is the reply, which only spring-kafka's reply to a request sends

@@ -14,12 +14,10 @@ import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.kafka.core.KafkaTemplate;
-import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.messaging.Message;
 import org.springframework.objenesis.Objenesis;
 import org.springframework.objenesis.ObjenesisStd;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * How one {@code @SendTo} record listener's reply is kept with its claim: inside the claim's transaction the returned
@@ -75,7 +73,7 @@ final class ListenerReply {
 	 * @return what the advice returns to spring-kafka, not {@code null}
 	 */
 	Object expect(ClaimRequest claim, ConsumerRecord<?, ?> request, StoredOutput reply, @Nullable Object value) {
-		PendingReply.expect(claim, reply, knownTopic(request), inKafkaTransaction() ? null : this.replies.ackTimeout());
+		PendingReply.expect(claim, reply, knownTopic(request), this.replies.ackWait(this.template));
 		return (value != null) ? value : placeholder(this.returnType);
 	}
 
@@ -96,12 +94,6 @@ final class ListenerReply {
 		}
 		Header header = request.headers().lastHeader(KafkaHeaders.REPLY_TOPIC);
 		return (header != null && header.value() != null) ? new String(header.value(), StandardCharsets.UTF_8) : null;
-	}
-
-	/** Whether the container's Kafka transaction is active on the reply template's producer factory, on this thread. */
-	private boolean inKafkaTransaction() {
-		ProducerFactory<?, ?> factory = this.template.getProducerFactory();
-		return factory.transactionCapable() && TransactionSynchronizationManager.hasResource(factory);
 	}
 
 	/**

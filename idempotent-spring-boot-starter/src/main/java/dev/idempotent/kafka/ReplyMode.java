@@ -1,9 +1,10 @@
 package dev.idempotent.kafka;
 
 /**
- * What the startup check does with an {@link IdempotentListener} method that replies ({@code @SendTo}): a hit does
- * not call the method, so a redelivered request whose first reply was lost (a crash after the database commit and
- * before the reply was sent) gets no reply.
+ * What the startup check does with an {@link IdempotentListener} method that replies ({@code @SendTo}) but whose
+ * reply cannot be stored with its claim (see {@link ListenerReplies}): a hit does not call the method, so a
+ * redelivered request whose first reply was lost (a crash after the database commit and before the reply was sent)
+ * would get no reply. Replies that are stored need neither mode.
  *
  * @since 0.1.0
  */
