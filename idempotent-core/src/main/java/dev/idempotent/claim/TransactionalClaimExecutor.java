@@ -141,6 +141,30 @@ public class TransactionalClaimExecutor {
 	}
 
 	/**
+	 * Ask the fast path now, in one lookup, about keys this thread will claim one by one afterwards with
+	 * {@link #execute} (the rest of a poll, for a record listener): each of those claims is then answered from this
+	 * lookup instead of a lookup of its own. Correctness does not depend on it: a key the fast path did not know
+	 * goes to the database claim as always (see {@link FastPathClaims#prefetch}). Does nothing without a fast path.
+	 * @param requests the claim requests, never {@code null}; keys that will not be claimed cost only their part of
+	 * the lookup
+	 * @since 0.2.0
+	 */
+	public void prefetch(List<ClaimRequest> requests) {
+		if (this.fastPath.enabled()) {
+			this.fastPath.prefetch(requests);
+		}
+	}
+
+	/**
+	 * Whether claims consult a fast path before their transaction.
+	 * @return {@code false} with {@link FastPathClaims#NONE}
+	 * @since 0.2.0
+	 */
+	public boolean hasFastPath() {
+		return this.fastPath.enabled();
+	}
+
+	/**
 	 * Claim {@code request} and run {@code work} if the key was not processed before.
 	 * @param request what to claim, never {@code null}
 	 * @param work the work to run in the claim's transaction, never {@code null}

@@ -24,7 +24,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <ul>
  * <li>{@link #lookUp} and {@link #lookUpAll} answer a {@link ClaimResult.Hit} for a key the fast path knows, and
  * {@code null} for anything else (unknown, an error, a timeout, or the fast path paused): the caller then claims in
- * the database.</li>
+ * the database. {@link #prefetch} asks for keys a thread will look up one by one later, in one lookup.</li>
  * <li>After an error, the fast path is not asked (nor told) anything for {@code pauseAfterError}: while it is away
  * (Redis unreachable), records go straight to the database instead of each waiting for a timeout first. The first
  * call after the pause tries it again (one probe; a circuit breaker that half-opens).</li>
@@ -60,6 +60,9 @@ public final class FastPathClaims {
 	/** {@link System#nanoTime} before which the fast path is not asked; 0 when not paused. */
 	private final AtomicLong pausedUntil = new AtomicLong();
 
+	/** The answers of the last {@link #prefetch} on each thread. */
+	private final ThreadLocal<PrefetchedAnswers> prefetched = new ThreadLocal<>();
+
 	/** Whether the last call failed: a WARN when it starts failing, an INFO when it answers again. */
 	private volatile boolean failing;
 
@@ -94,11 +97,16 @@ public final class FastPathClaims {
 	}
 
 	/**
-	 * Ask the fast path about one key.
+	 * Ask the fast path about one key. A key {@link #prefetch prefetched} on this thread is answered from the
+	 * prefetch, once, without asking the fast path again.
 	 * @param request the claim request, never {@code null}
 	 * @return the hit when the fast path knows the key, else {@code null}: claim it in the database
 	 */
 	public ClaimResult.@Nullable Hit lookUp(ClaimRequest request) {
+		PrefetchedAnswers.Answer answer = prefetchedAnswer(request);
+		if (answer != null) {
+			return answer.hit();
+		}
 		List<ClaimResult.@Nullable Hit> hits = lookUpAll(List.of(request));
 		return hits.get(0);
 	}
@@ -109,14 +117,62 @@ public final class FastPathClaims {
 	 * @return per request, in order, the hit when the fast path knows its key, else {@code null}
 	 */
 	public List<ClaimResult.@Nullable Hit> lookUpAll(List<ClaimRequest> requests) {
+		List<FastPathAnswer> answers = ask(requests);
+		if (answers == null) {
+			return Collections.nCopies(requests.size(), null);
+		}
+		List<ClaimResult.@Nullable Hit> hits = new ArrayList<>(answers.size());
+		for (FastPathAnswer answer : answers) {
+			hits.add((answer instanceof FastPathAnswer.Known known) ? known.hit() : null);
+		}
+		return hits;
+	}
+
+	/**
+	 * Ask the fast path, in one lookup, about keys of one scope that will be claimed one by one on this thread
+	 * afterwards (the rest of a poll, for a record listener), and keep its answers on this thread: {@link #lookUp}
+	 * then answers each of them once from what this lookup found, without a round trip of its own. The answers
+	 * replace those of an earlier prefetch on this thread and are used for at most a minute. Keys the lookup could
+	 * not answer (an error, a timeout, the fast path paused) are not kept. A key requested that is never claimed
+	 * costs its part of the lookup and nothing else, so a caller may include keys it is unsure of. Does nothing
+	 * without a fast path.
+	 * @param requests the claim requests, never {@code null}
+	 * @since 0.2.0
+	 */
+	public void prefetch(List<ClaimRequest> requests) {
+		this.prefetched.remove();
+		List<FastPathAnswer> answers = ask(requests);
+		if (answers != null) {
+			this.prefetched.set(PrefetchedAnswers.of(requests, answers, System.nanoTime()));
+		}
+	}
+
+	/** The prefetched answer for a request's key, taken once; {@code null} if there is none. */
+	private PrefetchedAnswers.@Nullable Answer prefetchedAnswer(ClaimRequest request) {
+		PrefetchedAnswers answers = this.prefetched.get();
+		if (answers == null) {
+			return null;
+		}
+		if (answers.expired(System.nanoTime())) {
+			this.prefetched.remove();
+			return null;
+		}
+		return answers.take(request);
+	}
+
+	/**
+	 * Ask the fast path, observe the lookup, and pause it after an error.
+	 * @return one answer per request, or {@code null} when there is no fast path, nothing to ask, or it is paused
+	 */
+	private @Nullable List<FastPathAnswer> ask(List<ClaimRequest> requests) {
 		FastPath path = this.fastPath;
 		if (path == null || requests.isEmpty()) {
-			return Collections.nCopies(requests.size(), null);
+			return null;
 		}
 		String scope = requests.get(0).scope();
 		if (paused()) {
 			this.listener.onBypassed(scope, requests.size());
-			return Collections.nCopies(requests.size(), null);
+			return null;
 		}
 		long start = System.nanoTime();
 		List<FastPathAnswer> answers;
@@ -128,21 +184,16 @@ public final class FastPathClaims {
 			answers = Collections.nCopies(requests.size(), new FastPathAnswer.Failed(ex));
 		}
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
-		List<ClaimResult.@Nullable Hit> hits = new ArrayList<>(requests.size());
 		int known = 0;
 		int failed = 0;
 		Exception error = null;
 		for (FastPathAnswer answer : answers) {
-			if (answer instanceof FastPathAnswer.Known k) {
-				hits.add(k.hit());
+			if (answer instanceof FastPathAnswer.Known) {
 				known++;
 			}
-			else {
-				hits.add(null);
-				if (answer instanceof FastPathAnswer.Failed f) {
-					failed++;
-					error = f.error();
-				}
+			else if (answer instanceof FastPathAnswer.Failed f) {
+				failed++;
+				error = f.error();
 			}
 		}
 		this.listener.onLookup(scope, known, requests.size() - known - failed, failed, latency);
@@ -152,7 +203,7 @@ public final class FastPathClaims {
 		else {
 			answered();
 		}
-		return hits;
+		return answers;
 	}
 
 	/**

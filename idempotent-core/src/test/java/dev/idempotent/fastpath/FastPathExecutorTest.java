@@ -236,6 +236,80 @@ class FastPathExecutorTest {
 		assertThat(this.claims.conflicts).hasValue(1);
 	}
 
+	@Test
+	void prefetchedKeysAreAnsweredWithoutALookupOfTheirOwnAndOnlyOnce() throws Throwable {
+		this.executor.execute(request("p-1", 1), () -> null);
+		this.executor.execute(request("p-3", 3), () -> null);
+		int roundTrips = this.fastPath.roundTrips.get();
+		int connections = this.database.connections.get();
+
+		this.executor.prefetch(List.of(request("p-1", 11), request("p-2", 12), request("p-3", 13)));
+		ClaimOutcome<String> first = this.executor.execute(request("p-1", 11), () -> "must not run");
+		ClaimOutcome<String> second = this.executor.execute(request("p-2", 12), () -> "new");
+		ClaimOutcome<String> third = this.executor.execute(request("p-3", 13), () -> "must not run");
+
+		assertThat(this.fastPath.roundTrips.get() - roundTrips).as("one lookup for the three keys").isEqualTo(1);
+		assertThat(first).isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(((ClaimOutcome.Skipped<String>) third).fromFastPath()).isTrue();
+		assertThat(second).as("not known: claimed in the database").isEqualTo(new ClaimOutcome.Processed<>("new", false));
+		assertThat(this.database.connections.get() - connections).as("one transaction, p-2's").isEqualTo(1);
+		assertThat(this.fastPathListener.known).as("p-1 and p-3, counted by the prefetch's lookup").hasValue(2);
+
+		ClaimOutcome<String> repeat = this.executor.execute(request("p-2", 14), () -> "must not run");
+
+		assertThat(repeat).as("asked again once its prefetched answer was used: known since p-2 committed")
+			.isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(((ClaimOutcome.Skipped<String>) repeat).fromFastPath()).isTrue();
+		assertThat(this.fastPath.roundTrips.get() - roundTrips).isEqualTo(2);
+	}
+
+	@Test
+	void aPrefetchThatFailedKeepsNothingAndItsKeysGoToTheDatabase() throws Throwable {
+		this.executor.execute(request("q-1", 1), () -> null);
+		this.fastPath.failing = true;
+
+		this.executor.prefetch(List.of(request("q-1", 2), request("q-2", 3)));
+		this.fastPath.failing = false;
+		int roundTrips = this.fastPath.roundTrips.get();
+		ClaimOutcome<String> hit = this.executor.execute(request("q-1", 2), () -> "must not run");
+		ClaimOutcome<String> claimed = this.executor.execute(request("q-2", 3), () -> "new");
+
+		assertThat(hit).isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(((ClaimOutcome.Skipped<String>) hit).fromFastPath()).as("paused: the database found it").isFalse();
+		assertThat(claimed).isEqualTo(new ClaimOutcome.Processed<>("new", false));
+		assertThat(this.fastPath.roundTrips.get()).as("not asked while paused").isEqualTo(roundTrips);
+		assertThat(this.fastPathListener.bypassed).hasValue(2);
+	}
+
+	@Test
+	void aNewPrefetchReplacesTheAnswersOfTheLastOne() throws Throwable {
+		this.executor.execute(request("r-1", 1), () -> null);
+		this.executor.prefetch(List.of(request("r-1", 2)));
+		this.executor.prefetch(List.of(request("r-2", 3)));
+		this.fastPath.keys.clear();
+		int roundTrips = this.fastPath.roundTrips.get();
+
+		ClaimOutcome<String> outcome = this.executor.execute(request("r-1", 2), () -> "must not run");
+
+		assertThat(outcome).isInstanceOf(ClaimOutcome.Skipped.class);
+		assertThat(((ClaimOutcome.Skipped<String>) outcome).fromFastPath())
+			.as("the first prefetch's answer is gone: asked again, unknown, found by the database").isFalse();
+		assertThat(this.fastPath.roundTrips.get() - roundTrips).isEqualTo(1);
+		assertThat(this.fastPathHits).hasValue(0);
+	}
+
+	@Test
+	void withoutAFastPathAPrefetchDoesNothing() throws Throwable {
+		TransactionalClaimExecutor plain = new TransactionalClaimExecutor(this.store, this.transactionManager,
+				new FastPathCountingListener(this.claims, this.fastPathHits), 5);
+
+		plain.prefetch(List.of(request("s-1", 1)));
+
+		assertThat(plain.hasFastPath()).isFalse();
+		assertThat(this.executor.hasFastPath()).isTrue();
+		assertThat(this.fastPath.roundTrips).hasValue(0);
+	}
+
 	private TransactionalClaimExecutor executor(Duration pause) {
 		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(this.store, this.transactionManager,
 				new FastPathCountingListener(this.claims, this.fastPathHits), 5);

@@ -20,6 +20,9 @@ final class InMemoryFastPath implements FastPath {
 
 	final AtomicInteger lookups = new AtomicInteger();
 
+	/** Calls of {@link #knowAll} (a batch or a prefetch), each one round trip for a real store. */
+	final AtomicInteger roundTrips = new AtomicInteger();
+
 	volatile boolean failing;
 
 	@Override
@@ -31,6 +34,12 @@ final class InMemoryFastPath implements FastPath {
 		RememberedClaim claim = this.keys.get(List.of(request.scope(), request.key()));
 		return (claim != null) ? new FastPathAnswer.Known(new ClaimResult.Hit(ClaimStatus.SUCCEEDED,
 				claim.processedAt(), claim.request().fingerprint(), claim.request().source())) : FastPathAnswer.UNKNOWN;
+	}
+
+	@Override
+	public List<FastPathAnswer> knowAll(List<ClaimRequest> requests) {
+		this.roundTrips.incrementAndGet();
+		return FastPath.super.knowAll(requests);
 	}
 
 	@Override

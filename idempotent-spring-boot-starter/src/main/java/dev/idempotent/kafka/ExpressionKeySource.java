@@ -17,6 +17,7 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.kafka.listener.adapter.ConsumerRecordMetadata;
 import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.messaging.Message;
+import org.springframework.util.ClassUtils;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.Payload;
@@ -39,12 +40,15 @@ final class ExpressionKeySource implements KeySource {
 
 	private final int payloadIndex;
 
+	private final @Nullable Class<?> payloadType;
+
 	private ExpressionKeySource(String text, Expression expression, @Nullable String[] parameterNames,
-			int payloadIndex) {
+			int payloadIndex, @Nullable Class<?> payloadType) {
 		this.text = text;
 		this.expression = expression;
 		this.parameterNames = parameterNames;
 		this.payloadIndex = payloadIndex;
+		this.payloadType = payloadType;
 	}
 
 	/**
@@ -61,8 +65,11 @@ final class ExpressionKeySource implements KeySource {
 					+ method.toGenericString() + " does not parse: " + ex.getMessage(), ex);
 		}
 		String[] names = new DefaultParameterNameDiscoverer().getParameterNames(method);
+		int payloadIndex = payloadIndex(method);
 		return new ExpressionKeySource(text, expression,
-				(names != null) ? names : new String[method.getParameterCount()], payloadIndex(method));
+				(names != null) ? names : new String[method.getParameterCount()], payloadIndex,
+				(payloadIndex >= 0) ? ClassUtils.resolvePrimitiveIfNecessary(method.getParameterTypes()[payloadIndex])
+						: null);
 	}
 
 	@Override
@@ -91,6 +98,32 @@ final class ExpressionKeySource implements KeySource {
 					+ this.text + "' failed for " + record.topic() + "-" + record.partition() + "@" + record.offset()
 					+ ": " + ex.getMessage(), ex);
 		}
+	}
+
+	/**
+	 * The delivered arguments with each {@code ConsumerRecord} swapped for {@code polled}, and the payload for its
+	 * value when that value is of the payload parameter's type already; other arguments (headers) stay those of the
+	 * delivered record.
+	 */
+	@Override
+	public @Nullable Object @Nullable [] argumentsOf(ConsumerRecord<?, ?> polled, @Nullable Object[] delivered) {
+		@Nullable Object[] arguments = delivered.clone();
+		for (int i = 0; i < arguments.length; i++) {
+			if (arguments[i] instanceof ConsumerRecord<?, ?>) {
+				arguments[i] = polled;
+			}
+		}
+		if (this.payloadIndex < 0 || this.payloadIndex >= arguments.length
+				|| arguments[this.payloadIndex] instanceof ConsumerRecord<?, ?>) {
+			return arguments;
+		}
+		Object value = polled.value();
+		if (value == null || this.payloadType == null || !this.payloadType.isInstance(value)
+				|| arguments[this.payloadIndex] instanceof Message<?>) {
+			return null;
+		}
+		arguments[this.payloadIndex] = value;
+		return arguments;
 	}
 
 	@Override

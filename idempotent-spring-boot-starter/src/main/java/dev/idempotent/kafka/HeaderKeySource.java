@@ -17,6 +17,12 @@ record HeaderKeySource(String headerName) implements KeySource {
 		return (header != null) ? header.value() : null;
 	}
 
+	/** The header is read from the record: the arguments do not matter. */
+	@Override
+	public @Nullable Object[] argumentsOf(ConsumerRecord<?, ?> polled, @Nullable Object[] delivered) {
+		return delivered;
+	}
+
 	@Override
 	public String description() {
 		return "header '" + this.headerName + "'";

@@ -100,6 +100,9 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 					new MemberOutputs(this.outputs.get(), listener.capturesOutputs(), listener.toString()));
 			return null;
 		}
+		if (listener.mode() == ClaimMode.TRANSACTIONAL) {
+			PollPrefetch.before(this.executor.get(), listener, request, record, invocation.getArguments());
+		}
 		DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.of(invocation.getArguments(),
 				listener.endpoint().acknowledgmentIndex(), 1, false);
 		ClaimOutputs outputs = this.outputs.get();

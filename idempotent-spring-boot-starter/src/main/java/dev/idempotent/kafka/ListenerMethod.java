@@ -181,6 +181,22 @@ final class ListenerMethod {
 				this.fingerprints ? PayloadFingerprint.of(record.value()) : null);
 	}
 
+	/**
+	 * The claim request of another record of the poll, for {@link PollPrefetch}: produced as {@link #request}, from
+	 * {@link KeySource#argumentsOf} the delivered arguments.
+	 * @return the request, or {@code null} when its key cannot be produced or is not valid (never thrown: the
+	 * record's own delivery reports it)
+	 */
+	@Nullable ClaimRequest requestOfPolled(String scope, ConsumerRecord<?, ?> polled, @Nullable Object[] delivered) {
+		try {
+			@Nullable Object[] arguments = this.keySource.argumentsOf(polled, delivered);
+			return (arguments != null) ? request(scope, polled, arguments) : null;
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
 	@Override
 	public String toString() {
 		return this.method.toGenericString();

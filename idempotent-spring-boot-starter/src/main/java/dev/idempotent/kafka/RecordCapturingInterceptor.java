@@ -40,11 +40,13 @@ final class RecordCapturingInterceptor<K, V> implements RecordInterceptor<K, V>,
 	@Override
 	public void afterRecord(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
 		CurrentRecord.clear();
+		PolledRecords.drop(); // taken by the advice on the poll's first record, or not wanted
 		PendingReply.clear();
 	}
 
 	@Override
 	public ConsumerRecords<K, V> intercept(ConsumerRecords<K, V> records, Consumer<K, V> consumer) {
+		PolledRecords.drop(); // a batch asks the fast path once for its keys
 		CurrentRecord.bindBatch(records);
 		return records;
 	}

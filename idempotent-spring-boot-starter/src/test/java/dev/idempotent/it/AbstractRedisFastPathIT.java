@@ -15,6 +15,7 @@ import dev.idempotent.metrics.MicrometerClaimListener;
 import dev.idempotent.metrics.MicrometerFastPathListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,9 @@ import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -47,7 +50,7 @@ import static org.awaitility.Awaitility.await;
 		properties = { "idempotent.fast-path.redis.enabled=true", "idempotent.fast-path.redis.timeout=100ms",
 				"idempotent.fast-path.redis.pause-after-error=300ms" })
 @EmbeddedKafka(partitions = 1, topics = { AbstractRedisFastPathIT.SINGLE, AbstractRedisFastPathIT.BATCH,
-		AbstractRedisFastPathIT.SENDING, AbstractRedisFastPathIT.SENT })
+		AbstractRedisFastPathIT.SENDING, AbstractRedisFastPathIT.SENT, AbstractRedisFastPathIT.POLLED })
 abstract class AbstractRedisFastPathIT {
 
 	static final String SINGLE = "fast-path.single";
@@ -57,6 +60,8 @@ abstract class AbstractRedisFastPathIT {
 	static final String SENDING = "fast-path.sending";
 
 	static final String SENT = "fast-path.sent";
+
+	static final String POLLED = "fast-path.polled";
 
 	static final String FLUSH = "-flush-redis";
 
@@ -117,14 +122,19 @@ abstract class AbstractRedisFastPathIT {
 			assertThat(fastPathHits(scope) - fastHits).as("the replay before the flush, answered by Redis")
 				.isGreaterThanOrEqualTo(20);
 
-			// Redis unreachable: the rest of the stream is processed while it still is
+			// Redis unreachable: the rest of the stream is processed while it still is. The records polled with the
+			// suspension were looked up with it, before it; the next polls find Redis away
 			List<String> unreachable = new ArrayList<>(List.of(scope + SUSPEND));
 			unreachable.addAll(keys(scope + "-c", 30));
 			unreachable.addAll(first);
+			List<String> nextPolls = new ArrayList<>(keys(scope + "-e", 10));
+			nextPolls.addAll(first);
 			long start = System.nanoTime();
 			long errorsBefore = lookups(scope, MicrometerFastPathListener.ERROR);
 			try {
 				kafka.sendAll(SINGLE, unreachable);
+				awaitDone(kafka, scope, SINGLE);
+				kafka.sendAll(SINGLE, nextPolls);
 				awaitDone(kafka, scope, SINGLE);
 				assertThat(this.faulting.suspended()).as("still unreachable when the stream was done").isTrue();
 			}
@@ -154,7 +164,7 @@ abstract class AbstractRedisFastPathIT {
 		}
 
 		assertThat(this.ledger.doubleCredits(scope)).as("0 double effects").isEmpty();
-		assertThat(this.ledger.rows(scope)).as("0 lost: every distinct key once").isEqualTo(40 + 1 + 20 + 1 + 30 + 1 + 20);
+		assertThat(this.ledger.rows(scope)).as("0 lost: every distinct key once").isEqualTo(40 + 1 + 20 + 1 + 30 + 10 + 1 + 20);
 	}
 
 	@Test
@@ -197,8 +207,36 @@ abstract class AbstractRedisFastPathIT {
 		assertThat(this.ledger.rows(scope)).isEqualTo(10);
 	}
 
+	@Test
+	void aReplayedPollIsLookedUpInRedisOnceNotOncePerRecord() throws Exception {
+		String scope = this.run + "-polled";
+		List<String> keys = keys(scope + "-a", 60);
+		MessageListenerContainer container = this.registry.getListenerContainer(PolledListener.ID);
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString())) {
+			kafka.sendAll(POLLED, keys);
+			awaitDone(kafka, scope, POLLED);
+			long lookups = lookupCalls(scope);
+
+			// the replay is on the broker whole before the consumer polls again: one poll of 60 records
+			container.pause();
+			await().atMost(KafkaTestSupport.timeout()).until(container::isContainerPaused);
+			kafka.sendAll(POLLED, keys);
+			container.resume();
+			awaitDone(kafka, scope, POLLED);
+
+			assertThat(fastPathHits(scope)).as("every replayed record answered by Redis").isEqualTo(60);
+			assertThat(lookupCalls(scope) - lookups).as("one lookup for the poll (60 before the prefetch)")
+				.isEqualTo(1);
+		}
+		assertThat(count(scope, MicrometerClaimListener.CLAIMED)).isEqualTo(60);
+		assertThat(this.ledger.rows(scope)).isEqualTo(60);
+	}
+
 	@Autowired
 	FaultingListeners faulting;
+
+	@Autowired
+	KafkaListenerEndpointRegistry registry;
 
 	private static List<String> keys(String prefix, int count) {
 		return IntStream.range(0, count).mapToObj((i) -> prefix + "-" + i).toList();
@@ -228,6 +266,12 @@ abstract class AbstractRedisFastPathIT {
 			.sum();
 	}
 
+	/** Round trips to Redis for lookups: a record's, a batch's or a poll's keys. */
+	private long lookupCalls(String scope) {
+		Timer timer = this.meters.find(MicrometerFastPathListener.LOOKUP_DURATION).tag("scope", scope).timer();
+		return (timer != null) ? timer.count() : 0;
+	}
+
 	private long rememberErrors() {
 		Counter errors = this.meters.find(MicrometerFastPathListener.REMEMBERED)
 			.tag("result", MicrometerFastPathListener.ERROR)
@@ -252,6 +296,11 @@ abstract class AbstractRedisFastPathIT {
 		SendingListener sendingListener(ItLedger ledger, KafkaTemplate<String, String> template,
 				@Value("${it.run}") String run) {
 			return new SendingListener(ledger, template, run);
+		}
+
+		@Bean
+		PolledListener polledListener(ItLedger ledger, @Value("${it.run}") String run) {
+			return new PolledListener(ledger, run);
 		}
 
 		@Bean
@@ -281,6 +330,29 @@ abstract class AbstractRedisFastPathIT {
 		public void onRecord(ConsumerRecord<String, String> record) {
 			this.ledger.credit(this.run + "-sending", record.key(), record.value());
 			this.template.send(SENT, record.key(), "credited " + record.key());
+		}
+
+	}
+
+	/** Credits each record; its key is read from the payload, the shape users write most. */
+	static class PolledListener {
+
+		static final String ID = "fast-path-polled";
+
+		private final ItLedger ledger;
+
+		private final String run;
+
+		PolledListener(ItLedger ledger, String run) {
+			this.ledger = ledger;
+			this.run = run;
+		}
+
+		@KafkaListener(id = ID, topics = POLLED, groupId = "${it.run}-polled")
+		@IdempotentListener(scope = "${it.run}-polled", key = "#payload.substring('payload-'.length())")
+		public void onRecord(String payload) {
+			String key = payload.substring("payload-".length());
+			this.ledger.credit(this.run + "-polled", key, payload);
 		}
 
 	}

@@ -48,7 +48,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * retention run with nothing due (5 runs) and one with 1% of the rows due while 2 threads claim. Prints one block of
  * results per size and drops its tables at the end unless {@code --keep}. Arguments:
  * {@code --db=mariadb|postgresql --sizes=1000000,10000000,50000000 [--url=jdbc:...] [--user=] [--password=]
- * [--layout=surrogate|natural] [--keep]}. The natural layout (MariaDB only) makes (scope, idempotency_key) the
+ * [--layout=surrogate|natural] [--retention-batch=500] [--keep]}. The natural layout (MariaDB only) makes (scope, idempotency_key) the
  * primary key and id a unique key.
  */
 public final class ScaleBenchmark {
@@ -71,8 +71,11 @@ public final class ScaleBenchmark {
 
 	private final DeliverySource source = new DeliverySource("payments", 3, 42);
 
-	private ScaleBenchmark(SqlDialect dialect, HikariDataSource dataSource, TableName table) {
+	private final int retentionBatch;
+
+	private ScaleBenchmark(SqlDialect dialect, HikariDataSource dataSource, TableName table, int retentionBatch) {
 		this.dialect = dialect;
+		this.retentionBatch = retentionBatch;
 		this.table = table;
 		this.dataSource = dataSource;
 		this.jdbc = new JdbcTemplate(dataSource);
@@ -91,7 +94,8 @@ public final class ScaleBenchmark {
 		createDatabase(dialect, options);
 		try (HikariDataSource dataSource = pool(dialect, options, url(dialect, options, "scale"))) {
 			ScaleBenchmark benchmark = new ScaleBenchmark(dialect, dataSource,
-					new TableName(options.getOrDefault("table", "scale_claim")));
+					new TableName(options.getOrDefault("table", "scale_claim")), Integer.parseInt(
+							options.getOrDefault("retention-batch", String.valueOf(RetentionPolicy.DEFAULT_BATCH_SIZE))));
 			List<Long> sizes = new ArrayList<>();
 			for (String size : options.getOrDefault("sizes", "1000000,10000000").split(",")) {
 				sizes.add(Long.parseLong(size.trim()));
@@ -323,7 +327,7 @@ public final class ScaleBenchmark {
 		Latencies idle = new Latencies();
 		for (int i = 0; i < 5; i++) {
 			long start = System.nanoTime();
-			int moved = job(now, nothingDue).run();
+			int moved = job(now, nothingDue, this.dataSource).run();
 			idle.add(System.nanoTime() - start);
 			require(moved == 0, "moved " + moved + " rows with nothing due");
 		}
@@ -345,16 +349,21 @@ public final class ScaleBenchmark {
 					return null;
 				}));
 			}
+			StatementTimes times = new StatementTimes(this.dataSource);
+			Map<String, Long> before = databaseCounters();
 			long start = System.nanoTime();
-			int moved = job(now, onePercent).run();
+			int moved = job(now, onePercent, times).run();
 			double took = seconds(start);
 			running.set(false);
 			for (Future<?> claimer : claimers) {
 				claimer.get(1, TimeUnit.MINUTES);
 			}
+			int batches = (moved + this.retentionBatch - 1) / this.retentionBatch;
 			print("retention run, 1%% due (%,d rows archived, batch %d) while 2 threads claim: %.1f s, %,.0f rows/s;"
-					+ " claims meanwhile %,.0f/s%n", moved, RetentionPolicy.DEFAULT_BATCH_SIZE, took, moved / took,
+					+ " claims meanwhile %,.0f/s%n", moved, this.retentionBatch, took, moved / took,
 					claimed.get() / took);
+			print("  where its time went (driver wall time): %s%n", times.summary(batches));
+			print("  database counters during the run (claims included): %s%n", delta(before, databaseCounters()));
 		}
 		finally {
 			running.set(false);
@@ -362,11 +371,48 @@ public final class ScaleBenchmark {
 		}
 	}
 
-	private JdbcRetentionJob job(Instant now, Instant cutoff) {
-		return new JdbcRetentionJob(this.dataSource, this.table, this.table.archive(), this.dialect,
-				new RetentionPolicy(Duration.between(cutoff, now), RetentionMode.ARCHIVE, true,
-						RetentionPolicy.DEFAULT_BATCH_SIZE),
+	private JdbcRetentionJob job(Instant now, Instant cutoff, javax.sql.DataSource dataSource) {
+		return new JdbcRetentionJob(dataSource, this.table, this.table.archive(), this.dialect,
+				new RetentionPolicy(Duration.between(cutoff, now), RetentionMode.ARCHIVE, true, this.retentionBatch),
 				Clock.fixed(now, ZoneOffset.UTC), RetentionListener.NO_OP);
+	}
+
+	/**
+	 * The database's own counters of disk reads, buffer reads, fsyncs and commits (MariaDB: SHOW GLOBAL STATUS, the
+	 * whole server; PostgreSQL: pg_stat_database of this database).
+	 */
+	private Map<String, Long> databaseCounters() {
+		Map<String, Long> counters = new java.util.LinkedHashMap<>();
+		if (this.dialect == SqlDialect.POSTGRESQL) {
+			this.jdbc.query("SELECT blks_read, blks_hit, xact_commit FROM pg_stat_database WHERE datname = current_database()",
+					(rs) -> {
+						counters.put("blocks read from disk", rs.getLong(1));
+						counters.put("blocks hit in shared buffers", rs.getLong(2));
+						counters.put("commits", rs.getLong(3));
+					});
+		}
+		else {
+			Map<String, String> names = Map.of("Innodb_buffer_pool_reads", "pages read from disk",
+					"Innodb_buffer_pool_read_requests", "page reads", "Innodb_data_fsyncs", "fsyncs",
+					"Innodb_buffer_pool_wait_free", "waits for a free page", "Innodb_log_waits", "redo log waits",
+					"Com_commit", "commits");
+			this.jdbc.query("SHOW GLOBAL STATUS", (rs) -> {
+				String label = names.get(rs.getString(1));
+				if (label != null) {
+					counters.put(label, Long.parseLong(rs.getString(2)));
+				}
+			});
+		}
+		return counters;
+	}
+
+	private static String delta(Map<String, Long> before, Map<String, Long> after) {
+		StringBuilder delta = new StringBuilder();
+		new java.util.TreeMap<>(after).forEach((name, value) -> delta.append(delta.isEmpty() ? "" : ", ")
+			.append(name)
+			.append(' ')
+			.append(String.format("%,d", value - before.getOrDefault(name, 0L))));
+		return delta.toString();
 	}
 
 	private String plan(Instant cutoff) {

@@ -9,6 +9,7 @@ import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.fastpath.FastPath;
 import dev.idempotent.fastpath.FastPathClaims;
 import dev.idempotent.fastpath.FastPathListener;
+import dev.idempotent.kafka.PolledRecordsInstaller;
 import dev.idempotent.metrics.MicrometerFastPathListener;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -70,6 +71,17 @@ public class RedisFastPathAutoConfiguration {
 				return bean;
 			}
 		};
+	}
+
+	/**
+	 * Binds each poll's records to the consumer thread, so that single-record listeners ask the fast path once per
+	 * poll ({@code idempotent.fast-path.redis.prefetch}, on by default).
+	 */
+	@Bean
+	@ConditionalOnProperty(prefix = "idempotent.fast-path.redis", name = "prefetch", havingValue = "true",
+			matchIfMissing = true)
+	static PolledRecordsInstaller idempotentPolledRecordsInstaller() {
+		return new PolledRecordsInstaller();
 	}
 
 	/**

@@ -46,6 +46,12 @@ public class RedisFastPathProperties {
 	 */
 	private @Nullable String keyPrefix;
 
+	/**
+	 * Whether single-record listeners ask Redis once per poll for the keys of all its records, instead of once per
+	 * record. Adds an interceptor to 'interceptor.classes' of the consumer factories.
+	 */
+	private boolean prefetch = true;
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -84,6 +90,14 @@ public class RedisFastPathProperties {
 
 	public void setKeyPrefix(@Nullable String keyPrefix) {
 		this.keyPrefix = keyPrefix;
+	}
+
+	public boolean isPrefetch() {
+		return this.prefetch;
+	}
+
+	public void setPrefetch(boolean prefetch) {
+		this.prefetch = prefetch;
 	}
 
 }

@@ -1,0 +1,103 @@
+package dev.idempotent.kafka;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A Kafka {@link ConsumerInterceptor} that binds the records each poll returned to the polling thread, the
+ * consumer thread of a listener container, so that the advice of a single-record {@link IdempotentListener} can ask
+ * the fast path about the keys of the whole poll in one lookup ({@link PollPrefetch}) instead of one lookup per
+ * record. It never changes, drops or delays a record. A poll stays bound only until its first record was delivered:
+ * the advice takes it, or {@link RecordCapturingInterceptor} drops it after that record (and for batch deliveries,
+ * which ask the fast path once per batch anyway).
+ * <p>Installed by {@link PolledRecordsInstaller} through {@code interceptor.classes}; Kafka creates one instance per
+ * consumer with its public no-argument constructor. Thread-safe (the binding is per thread).
+ *
+ * @since 0.2.0
+ */
+public final class PolledRecords implements ConsumerInterceptor<Object, Object> {
+
+	private static final ThreadLocal<ConsumerRecords<?, ?>> polled = new ThreadLocal<>();
+
+	/** Created by the Kafka consumer. */
+	public PolledRecords() {
+	}
+
+	@Override
+	public ConsumerRecords<Object, Object> onConsume(ConsumerRecords<Object, Object> records) {
+		if (records.isEmpty()) {
+			polled.remove();
+		}
+		else {
+			polled.set(records);
+		}
+		return records;
+	}
+
+	@Override
+	public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+	}
+
+	@Override
+	public void close() {
+		polled.remove();
+	}
+
+	@Override
+	public void configure(Map<String, ?> configs) {
+	}
+
+	/**
+	 * Take the records of the last poll on this thread, once.
+	 * @return the records, or {@code null} when none are bound (taken or dropped already, or no poll through this
+	 * interceptor)
+	 */
+	static @Nullable ConsumerRecords<?, ?> take() {
+		ConsumerRecords<?, ?> records = polled.get();
+		if (records != null) {
+			polled.remove();
+		}
+		return records;
+	}
+
+	/** Forget the records of the last poll on this thread. */
+	static void drop() {
+		polled.remove();
+	}
+
+	/**
+	 * The value of {@code interceptor.classes} with this interceptor added after the configured ones.
+	 * @param configured the configured value: {@code null}, a comma-separated class list, a class, or a list of
+	 * classes or class names
+	 * @return the value to configure, or {@code null} when this interceptor is configured already
+	 */
+	static @Nullable List<Object> addedTo(@Nullable Object configured) {
+		List<Object> classes = new ArrayList<>();
+		if (configured instanceof String names) {
+			Arrays.stream(names.split(",")).map(String::trim).filter((name) -> !name.isEmpty()).forEach(classes::add);
+		}
+		else if (configured instanceof Collection<?> list) {
+			classes.addAll(list);
+		}
+		else if (configured != null) {
+			classes.add(configured);
+		}
+		for (Object entry : classes) {
+			if (entry == PolledRecords.class || PolledRecords.class.getName().equals(entry)) {
+				return null;
+			}
+		}
+		classes.add(PolledRecords.class);
+		return classes;
+	}
+
+}
