@@ -1,11 +1,20 @@
 package dev.idempotent.output;
 
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Clock;
 import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 import javax.sql.DataSource;
 
@@ -17,6 +26,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.BatchPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
 
 /**
  * An {@link OutputStore} on a table of its own in the business database (DDL: {@code sql/schema-<db>-output.sql}),
@@ -28,6 +38,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public final class JdbcOutputStore implements OutputStore {
 
+	/** The most keys one statement of {@link #loadAll} binds. */
+	public static final int MAX_KEYS = 500;
+
 	private final JdbcTemplate jdbc;
 
 	private final SqlDialect dialect;
@@ -37,6 +50,8 @@ public final class JdbcOutputStore implements OutputStore {
 	private final String insert;
 
 	private final String select;
+
+	private final String selectAllPrefix;
 
 	/**
 	 * Create a store.
@@ -53,6 +68,8 @@ public final class JdbcOutputStore implements OutputStore {
 				+ " record_key, record_value, headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
 		this.select = "SELECT topic, target_partition, record_key, record_value, headers FROM " + table
 				+ " WHERE scope = ? AND idempotency_key = ? ORDER BY sequence_no";
+		this.selectAllPrefix = "SELECT idempotency_key, sequence_no, topic, target_partition, record_key, record_value,"
+				+ " headers FROM " + table + " WHERE scope = ? AND idempotency_key IN (";
 	}
 
 	@Override
@@ -92,12 +109,43 @@ public final class JdbcOutputStore implements OutputStore {
 
 	@Override
 	public List<StoredOutput> load(String scope, String key) {
-		return this.jdbc.query(this.select, (rs, row) -> {
-			int partition = rs.getInt(2);
-			Integer chosen = rs.wasNull() ? null : partition;
-			return new StoredOutput(rs.getString(1), chosen, rs.getBytes(3), rs.getBytes(4),
-					HeaderCodec.decode(rs.getBytes(5)));
-		}, scope, key);
+		return this.jdbc.query(this.select, (rs, row) -> output(rs, 1), scope, key);
+	}
+
+	/** Loads up to {@value #MAX_KEYS} distinct keys per statement; the rows are put in order by sequence number. */
+	@Override
+	public Map<String, List<StoredOutput>> loadAll(String scope, Collection<String> keys) {
+		List<String> distinct = List.copyOf(new LinkedHashSet<>(keys));
+		Map<String, List<StoredOutput>> outputs = new HashMap<>();
+		distinct.forEach((key) -> outputs.put(key, new ArrayList<>()));
+		for (int from = 0; from < distinct.size(); from += MAX_KEYS) {
+			List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + MAX_KEYS));
+			Map<String, SortedMap<Integer, StoredOutput>> rows = new HashMap<>();
+			Object[] arguments = new Object[chunk.size() + 1];
+			arguments[0] = scope;
+			for (int i = 0; i < chunk.size(); i++) {
+				arguments[i + 1] = chunk.get(i);
+			}
+			this.jdbc.query(this.selectAllPrefix + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")",
+					(RowCallbackHandler) (rs) -> rows.computeIfAbsent(rs.getString(1), (k) -> new TreeMap<>())
+						.put(rs.getInt(2), output(rs, 3)),
+					arguments);
+			rows.forEach((key, sequence) -> {
+				List<StoredOutput> loaded = outputs.get(key);
+				if (loaded != null) { // exactly a key asked for (the DDL's collation compares exactly)
+					loaded.addAll(sequence.values());
+				}
+			});
+		}
+		return outputs;
+	}
+
+	/** The output in the columns topic, target_partition, record_key, record_value, headers from {@code first}. */
+	private static StoredOutput output(ResultSet rs, int first) throws SQLException {
+		int partition = rs.getInt(first + 1);
+		Integer chosen = rs.wasNull() ? null : partition;
+		return new StoredOutput(rs.getString(first), chosen, rs.getBytes(first + 2), rs.getBytes(first + 3),
+				HeaderCodec.decode(rs.getBytes(first + 4)));
 	}
 
 	private static void setBytes(PreparedStatement ps, int index, byte @Nullable [] bytes) throws SQLException {

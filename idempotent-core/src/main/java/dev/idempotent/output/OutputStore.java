@@ -1,5 +1,9 @@
 package dev.idempotent.output;
 
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+
 import java.util.List;
 
 import dev.idempotent.claim.ClaimRequest;
@@ -31,5 +35,23 @@ public interface OutputStore {
 	 * @throws org.springframework.dao.DataAccessException if the database fails
 	 */
 	List<StoredOutput> load(String scope, String key);
+
+	/**
+	 * Load the outputs of several keys of one scope, in as few statements as the store allows (the JDBC store: one
+	 * per {@value JdbcOutputStore#MAX_KEYS} keys); for the hits of a batch, which would otherwise cost a statement
+	 * each. The default loads key by key.
+	 * @param scope the claims' scope, never {@code null}
+	 * @param keys the claims' idempotency keys, never {@code null}; repeats are loaded once
+	 * @return per key asked for, its outputs in the order they were sent (an empty list for a key without outputs);
+	 * never {@code null}
+	 * @throws org.springframework.dao.DataAccessException if the database fails
+	 */
+	default Map<String, List<StoredOutput>> loadAll(String scope, Collection<String> keys) {
+		Map<String, List<StoredOutput>> outputs = new HashMap<>();
+		for (String key : keys) {
+			outputs.computeIfAbsent(key, (k) -> load(scope, k));
+		}
+		return outputs;
+	}
 
 }

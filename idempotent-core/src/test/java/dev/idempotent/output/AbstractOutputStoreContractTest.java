@@ -115,6 +115,29 @@ abstract class AbstractOutputStoreContractTest {
 	}
 
 	@Test
+	void manyKeysAreLoadedAtOnceEachWithItsOwnOutputsInOrder() {
+		this.transactions.executeWithoutResult((status) -> {
+			this.store.store(claim("Order-A"), 0, List.of(output("upper")));
+			this.store.store(claim("order-a"), 0, List.of(output("lower-1"), output("lower-2")));
+			this.store.store(claim("order-a"), 2, List.of(output("lower-3")));
+			this.store.store(claim("late"), 0, List.of(output("after the first statement")));
+		});
+		List<String> keys = new java.util.ArrayList<>(List.of("order-a", "order-a ", "order-a"));
+		java.util.stream.IntStream.range(0, JdbcOutputStore.MAX_KEYS).forEach((i) -> keys.add("absent-" + i));
+		keys.add("late");
+
+		java.util.Map<String, List<StoredOutput>> loaded = this.store.loadAll(SCOPE, keys);
+
+		assertThat(loaded).hasSize(JdbcOutputStore.MAX_KEYS + 3);
+		assertThat(loaded.get("order-a")).containsExactly(output("lower-1"), output("lower-2"), output("lower-3"));
+		assertThat(loaded.get("order-a ")).as("compared exactly: no outputs").isEmpty();
+		assertThat(loaded.get("absent-7")).isEmpty();
+		assertThat(loaded.get("late")).as("in the second statement").containsExactly(output("after the first statement"));
+		assertThat(loaded).doesNotContainKey("Order-A");
+		assertThat(this.store.loadAll("other-scope", List.of("order-a"))).containsEntry("order-a", List.of());
+	}
+
+	@Test
 	void laterOutputsOfAClaimContinueItsSequence() {
 		this.transactions.executeWithoutResult((status) -> {
 			this.store.store(claim("leased"), 0, List.of(output("a"), output("b")));

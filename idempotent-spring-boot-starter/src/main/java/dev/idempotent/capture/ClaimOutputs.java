@@ -120,7 +120,38 @@ public final class ClaimOutputs {
 	 * @throws OutputRejectedException if an output failed for good
 	 */
 	public int replay(ClaimRequest claim) {
-		return send(claim, this.store.load(claim.scope(), claim.key()));
+		return replay(claim, LoadedOutputs.NONE);
+	}
+
+	/**
+	 * Like {@link #replay(ClaimRequest)}, with the outputs taken from {@code loaded} when they were loaded there.
+	 * @param claim the claim that was a hit
+	 * @param loaded outputs loaded for several hits at once ({@link #load}), or {@link LoadedOutputs#NONE}
+	 * @return how many outputs were sent again
+	 * @throws OutputDeliveryException if an output was not acknowledged in time (retry the record)
+	 * @throws OutputRejectedException if an output failed for good
+	 * @since 0.2.0
+	 */
+	public int replay(ClaimRequest claim, LoadedOutputs loaded) {
+		List<StoredOutput> outputs = loaded.of(claim);
+		return send(claim, (outputs != null) ? outputs : this.store.load(claim.scope(), claim.key()));
+	}
+
+	/**
+	 * Load the stored outputs of the hits of a batch or group with one statement per
+	 * {@value dev.idempotent.output.JdbcOutputStore#MAX_KEYS} keys, for {@link #replay(ClaimRequest, LoadedOutputs)}.
+	 * @param claims the hits, all of one scope, never {@code null}
+	 * @return their outputs; {@link LoadedOutputs#NONE} for no claims
+	 * @throws org.springframework.dao.DataAccessException if the database fails
+	 * @since 0.2.0
+	 */
+	public LoadedOutputs load(List<ClaimRequest> claims) {
+		if (claims.isEmpty()) {
+			return LoadedOutputs.NONE;
+		}
+		String scope = claims.get(0).scope();
+		return new LoadedOutputs(scope,
+				this.store.loadAll(scope, claims.stream().map(ClaimRequest::key).toList()));
 	}
 
 	private int send(ClaimRequest claim, List<StoredOutput> outputs) {

@@ -7,6 +7,7 @@ import java.util.Set;
 
 import dev.idempotent.capture.Capture;
 import dev.idempotent.capture.ClaimOutputs;
+import dev.idempotent.capture.LoadedOutputs;
 import dev.idempotent.claim.BatchOutcome;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
@@ -294,12 +295,17 @@ final class BatchDelivery {
 				claimed.add(withoutSource(this.claims.get(position)));
 			}
 			Set<Integer> fastPathHits = Set.copyOf(outcome.fastPathHits());
+			List<ClaimRequest> replayed = new ArrayList<>();
 			for (int position : outcome.hits()) {
 				ClaimRequest hit = this.claims.get(position);
 				// the fast path knows only claims that stored no outputs
 				if (!fastPathHits.contains(position) && !claimed.contains(withoutSource(hit))) {
-					outputs.replay(hit);
+					replayed.add(hit);
 				}
+			}
+			LoadedOutputs loaded = outputs.load(replayed); // one statement for the batch's hits
+			for (ClaimRequest hit : replayed) {
+				outputs.replay(hit, loaded);
 			}
 		}
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import dev.idempotent.capture.LoadedOutputs;
 import dev.idempotent.claim.BatchOutcome;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
@@ -129,6 +130,7 @@ final class GroupCommitDelivery {
 	private static void deliverOutputs(List<GroupMember> group, BatchOutcome<?> outcome) {
 		Set<Integer> hits = Set.copyOf(outcome.hits());
 		Set<Integer> fastPathHits = Set.copyOf(outcome.fastPathHits());
+		LoadedOutputs loaded = loadReplayed(group, hits, fastPathHits);
 		for (int position = 0; position < group.size(); position++) {
 			GroupMember member = group.get(position);
 			try {
@@ -136,7 +138,7 @@ final class GroupCommitDelivery {
 					continue; // the fast path knows only claims that stored no outputs
 				}
 				if (hits.contains(position)) {
-					member.outputs().replay(member.request());
+					member.outputs().replay(member.request(), loaded);
 				}
 				else {
 					member.outputs().awaitSent();
@@ -146,6 +148,29 @@ final class GroupCommitDelivery {
 				group.subList(0, position).forEach((done) -> FailedDeliveries.succeeded(done.record()));
 				throw undelivered(member, ex);
 			}
+		}
+	}
+
+	/**
+	 * The stored outputs of the group's hits the fast path did not answer, loaded with one statement.
+	 * @throws BatchListenerFailedException naming the group's first record if they cannot be read (nothing was
+	 * delivered yet; the retry, all hits, reads them again)
+	 */
+	private static LoadedOutputs loadReplayed(List<GroupMember> group, Set<Integer> hits, Set<Integer> fastPathHits) {
+		List<ClaimRequest> replayed = new ArrayList<>();
+		for (int position : hits) {
+			if (!fastPathHits.contains(position)) {
+				replayed.add(group.get(position).request());
+			}
+		}
+		if (replayed.isEmpty()) {
+			return LoadedOutputs.NONE;
+		}
+		try {
+			return group.get(0).outputs().load(replayed);
+		}
+		catch (RuntimeException ex) {
+			throw undelivered(group.get(0), ex);
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.idempotent.capture.Capture;
 import dev.idempotent.capture.ClaimOutputs;
+import dev.idempotent.capture.LoadedOutputs;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimedWork;
 import org.jspecify.annotations.Nullable;
@@ -79,9 +80,28 @@ final class MemberOutputs {
 	 * @throws dev.idempotent.capture.OutputDeliveryException if an output was not acknowledged in time
 	 */
 	void replay(ClaimRequest request) {
+		replay(request, LoadedOutputs.NONE);
+	}
+
+	/**
+	 * Like {@link #replay(ClaimRequest)}, with the outputs loaded for the group's hits at once.
+	 * @param request the member's claim
+	 * @param loaded what {@link #load} returned for the group's hits
+	 */
+	void replay(ClaimRequest request, LoadedOutputs loaded) {
 		if (this.outputs != null && this.outputs.captures(this.captures)) {
-			this.outputs.replay(request);
+			this.outputs.replay(request, loaded);
 		}
+	}
+
+	/**
+	 * Load the stored outputs of hits of this member's listener with one statement.
+	 * @param requests the hits' claims
+	 * @return their outputs, or {@link LoadedOutputs#NONE} when the listener's outputs are not captured
+	 */
+	LoadedOutputs load(List<ClaimRequest> requests) {
+		return (this.outputs != null && this.outputs.captures(this.captures)) ? this.outputs.load(requests)
+				: LoadedOutputs.NONE;
 	}
 
 }
