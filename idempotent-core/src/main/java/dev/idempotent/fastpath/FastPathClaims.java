@@ -5,7 +5,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.idempotent.claim.ClaimRequest;
@@ -32,7 +36,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * only after that transaction committed; a rollback forgets it. Only keys whose row is SUCCEEDED as of the commit
  * are passed: a key newly claimed in the transaction, or a hit on a SUCCEEDED row. A hit on a row in another status
  * (PROCESSING under a lease; a FAILED row is never a hit, it is claimed again) or whose status could not be read is
- * not remembered. Keys kept out with {@link DatabaseOnlyKeys} are not remembered.</li>
+ * not remembered. Keys kept out with {@link DatabaseOnlyKeys} are not remembered, nor hits on keys that
+ * {@link DatabaseOnlyHits} selects.</li>
  * </ul>
  * Thread-safe.
  *
@@ -42,7 +47,7 @@ public final class FastPathClaims {
 
 	/** No fast path: every lookup answers {@code null} at once, nothing is remembered. */
 	public static final FastPathClaims NONE = new FastPathClaims(null, FastPathListener.NO_OP, Duration.ZERO,
-			Clock.systemUTC());
+			Clock.systemUTC(), DatabaseOnlyHits.NONE);
 
 	/** Default pause after an error. */
 	public static final Duration DEFAULT_PAUSE_AFTER_ERROR = Duration.ofSeconds(5);
@@ -56,6 +61,8 @@ public final class FastPathClaims {
 	private final long pauseNanos;
 
 	private final Clock clock;
+
+	private final DatabaseOnlyHits databaseOnlyHits;
 
 	/** {@link System#nanoTime} before which the fast path is not asked; 0 when not paused. */
 	private final AtomicLong pausedUntil = new AtomicLong();
@@ -74,11 +81,25 @@ public final class FastPathClaims {
 	 * @throws IllegalArgumentException if {@code pauseAfterError} is negative
 	 */
 	public FastPathClaims(FastPath fastPath, FastPathListener listener, Duration pauseAfterError) {
-		this(fastPath, listener, pauseAfterError, Clock.systemUTC());
+		this(fastPath, listener, pauseAfterError, DatabaseOnlyHits.NONE);
+	}
+
+	/**
+	 * Create the executor's side of a fast path whose hits may need the database.
+	 * @param fastPath the fast path, never {@code null}
+	 * @param listener observes lookups and remembered keys; {@link FastPathListener#NO_OP} for none
+	 * @param pauseAfterError how long not to ask the fast path after an error, zero or more
+	 * @param databaseOnlyHits selects the hits that must not be remembered (keys with stored outputs)
+	 * @throws IllegalArgumentException if {@code pauseAfterError} is negative
+	 * @since 0.2.0
+	 */
+	public FastPathClaims(FastPath fastPath, FastPathListener listener, Duration pauseAfterError,
+			DatabaseOnlyHits databaseOnlyHits) {
+		this(fastPath, listener, pauseAfterError, Clock.systemUTC(), databaseOnlyHits);
 	}
 
 	private FastPathClaims(@Nullable FastPath fastPath, FastPathListener listener, Duration pauseAfterError,
-			Clock clock) {
+			Clock clock, DatabaseOnlyHits databaseOnlyHits) {
 		if (pauseAfterError.isNegative()) {
 			throw new IllegalArgumentException("pauseAfterError must not be negative");
 		}
@@ -86,6 +107,7 @@ public final class FastPathClaims {
 		this.listener = listener;
 		this.pauseNanos = pauseAfterError.toNanos();
 		this.clock = clock;
+		this.databaseOnlyHits = databaseOnlyHits;
 	}
 
 	/**
@@ -178,6 +200,10 @@ public final class FastPathClaims {
 		List<FastPathAnswer> answers;
 		try {
 			answers = path.knowAll(requests);
+			if (answers.size() != requests.size()) {
+				throw new IllegalStateException(path.getClass().getName() + ".knowAll answered " + answers.size()
+						+ " of " + requests.size() + " requests");
+			}
 		}
 		catch (RuntimeException ex) {
 			// the SPI says never to throw; a broken implementation must not stop the stream either
@@ -218,7 +244,7 @@ public final class FastPathClaims {
 		}
 		RememberedClaim claim = rememberable(request, result);
 		if (claim != null) {
-			synchronization().add(claim);
+			synchronization().add(claim, result instanceof ClaimResult.Hit);
 		}
 	}
 
@@ -247,9 +273,13 @@ public final class FastPathClaims {
 		return remember;
 	}
 
-	private void remember(List<RememberedClaim> claims) {
+	private void remember(List<RememberedClaim> committed, Set<List<String>> hits) {
 		FastPath path = this.fastPath;
 		if (path == null || paused()) {
+			return;
+		}
+		List<RememberedClaim> claims = withoutDatabaseOnlyHits(committed, hits);
+		if (claims.isEmpty()) {
 			return;
 		}
 		Exception error;
@@ -266,6 +296,38 @@ public final class FastPathClaims {
 		else {
 			answered();
 		}
+	}
+
+	/**
+	 * The committed claims without the hits whose keys must stay in the database ({@link DatabaseOnlyHits}); without
+	 * any hit at all if that cannot be told.
+	 */
+	private List<RememberedClaim> withoutDatabaseOnlyHits(List<RememberedClaim> committed, Set<List<String>> hits) {
+		if (hits.isEmpty() || this.databaseOnlyHits == DatabaseOnlyHits.NONE) {
+			return committed;
+		}
+		Map<String, List<String>> hitKeys = new HashMap<>();
+		for (RememberedClaim claim : committed) {
+			List<String> id = List.of(claim.request().scope(), claim.request().key());
+			if (hits.contains(id)) {
+				hitKeys.computeIfAbsent(id.get(0), (scope) -> new ArrayList<>()).add(id.get(1));
+			}
+		}
+		Set<List<String>> databaseOnly = new HashSet<>();
+		try {
+			hitKeys.forEach((scope, keys) -> this.databaseOnlyHits.of(scope, keys)
+				.forEach((key) -> databaseOnly.add(List.of(scope, key))));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not tell which hits need the database; none is remembered", ex);
+			databaseOnly.addAll(hits);
+		}
+		if (databaseOnly.isEmpty()) {
+			return committed;
+		}
+		return committed.stream()
+			.filter((claim) -> !databaseOnly.contains(List.of(claim.request().scope(), claim.request().key())))
+			.toList();
 	}
 
 	private boolean paused() {

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 import org.springframework.transaction.support.TransactionSynchronization;
 
@@ -19,15 +19,18 @@ final class RememberAfterCommit implements TransactionSynchronization {
 
 	private final Set<List<String>> excluded = new HashSet<>();
 
+	/** The (scope, key) of the claims that were hits on SUCCEEDED rows, not new claims. */
+	private final Set<List<String>> hits = new HashSet<>();
+
 	private final Object owner;
 
-	private final Consumer<List<RememberedClaim>> remember;
+	private final BiConsumer<List<RememberedClaim>, Set<List<String>>> remember;
 
 	/**
 	 * @param owner the fast path whose claims these are (one transaction may hold claims of several)
-	 * @param remember passes the committed claims on
+	 * @param remember passes the committed claims on, with the (scope, key) of those that were hits
 	 */
-	RememberAfterCommit(Object owner, Consumer<List<RememberedClaim>> remember) {
+	RememberAfterCommit(Object owner, BiConsumer<List<RememberedClaim>, Set<List<String>>> remember) {
 		this.owner = owner;
 		this.remember = remember;
 	}
@@ -36,8 +39,15 @@ final class RememberAfterCommit implements TransactionSynchronization {
 		return this.owner == candidate;
 	}
 
-	void add(RememberedClaim claim) {
+	/**
+	 * Hold a claim until the commit.
+	 * @param hit whether the transaction found the key SUCCEEDED (a hit) rather than claimed it
+	 */
+	void add(RememberedClaim claim, boolean hit) {
 		this.claims.add(claim);
+		if (hit) {
+			this.hits.add(List.of(claim.request().scope(), claim.request().key()));
+		}
 	}
 
 	void exclude(String scope, String key) {
@@ -50,7 +60,7 @@ final class RememberAfterCommit implements TransactionSynchronization {
 			.filter((claim) -> !this.excluded.contains(List.of(claim.request().scope(), claim.request().key())))
 			.toList();
 		if (!committed.isEmpty()) {
-			this.remember.accept(committed);
+			this.remember.accept(committed, this.hits);
 		}
 	}
 

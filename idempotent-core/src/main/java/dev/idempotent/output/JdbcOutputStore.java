@@ -10,9 +10,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -53,6 +55,8 @@ public final class JdbcOutputStore implements OutputStore {
 
 	private final String selectAllPrefix;
 
+	private final String selectKeysPrefix;
+
 	/**
 	 * Create a store.
 	 * @param dataSource the business database, never {@code null}
@@ -70,6 +74,7 @@ public final class JdbcOutputStore implements OutputStore {
 				+ " WHERE scope = ? AND idempotency_key = ? ORDER BY sequence_no";
 		this.selectAllPrefix = "SELECT idempotency_key, sequence_no, topic, target_partition, record_key, record_value,"
 				+ " headers FROM " + table + " WHERE scope = ? AND idempotency_key IN (";
+		this.selectKeysPrefix = "SELECT DISTINCT idempotency_key FROM " + table + " WHERE scope = ? AND idempotency_key IN (";
 	}
 
 	@Override
@@ -121,15 +126,10 @@ public final class JdbcOutputStore implements OutputStore {
 		for (int from = 0; from < distinct.size(); from += MAX_KEYS) {
 			List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + MAX_KEYS));
 			Map<String, SortedMap<Integer, StoredOutput>> rows = new HashMap<>();
-			Object[] arguments = new Object[chunk.size() + 1];
-			arguments[0] = scope;
-			for (int i = 0; i < chunk.size(); i++) {
-				arguments[i + 1] = chunk.get(i);
-			}
-			this.jdbc.query(this.selectAllPrefix + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")",
+			this.jdbc.query(this.selectAllPrefix + placeholders(chunk.size()),
 					(RowCallbackHandler) (rs) -> rows.computeIfAbsent(rs.getString(1), (k) -> new TreeMap<>())
 						.put(rs.getInt(2), output(rs, 3)),
-					arguments);
+					arguments(scope, chunk));
 			rows.forEach((key, sequence) -> {
 				List<StoredOutput> loaded = outputs.get(key);
 				if (loaded != null) { // exactly a key asked for (the DDL's collation compares exactly)
@@ -138,6 +138,33 @@ public final class JdbcOutputStore implements OutputStore {
 			});
 		}
 		return outputs;
+	}
+
+	/** One statement per up to {@value #MAX_KEYS} distinct keys, read from the primary key's index. */
+	@Override
+	public Set<String> keysWithOutputs(String scope, Collection<String> keys) {
+		List<String> distinct = List.copyOf(new LinkedHashSet<>(keys));
+		Set<String> found = new HashSet<>();
+		for (int from = 0; from < distinct.size(); from += MAX_KEYS) {
+			List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + MAX_KEYS));
+			this.jdbc.query(this.selectKeysPrefix + placeholders(chunk.size()),
+					(RowCallbackHandler) (rs) -> found.add(rs.getString(1)), arguments(scope, chunk));
+		}
+		found.retainAll(distinct); // exactly the keys asked for
+		return found;
+	}
+
+	private static String placeholders(int count) {
+		return String.join(", ", Collections.nCopies(count, "?")) + ")";
+	}
+
+	private static Object[] arguments(String scope, List<String> keys) {
+		Object[] arguments = new Object[keys.size() + 1];
+		arguments[0] = scope;
+		for (int i = 0; i < keys.size(); i++) {
+			arguments[i + 1] = keys.get(i);
+		}
+		return arguments;
 	}
 
 	/** The output in the columns topic, target_partition, record_key, record_value, headers from {@code first}. */

@@ -310,6 +310,77 @@ class FastPathExecutorTest {
 		assertThat(this.fastPath.roundTrips).hasValue(0);
 	}
 
+	@Test
+	void aHitOnAKeyThatNeedsTheDatabaseIsNotLearnt() throws Throwable {
+		List<String> asked = new ArrayList<>();
+		TransactionalClaimExecutor executor = executor(new FastPathClaims(this.fastPath, this.fastPathListener,
+				Duration.ofSeconds(30), (scope, keys) -> {
+					asked.addAll(keys);
+					return keys.contains("h-1") ? java.util.Set.of("h-1") : java.util.Set.of();
+				}));
+		executor.executeBatch(List.of(request("h-1", 1), request("h-2", 2)), (positions) -> null);
+		this.fastPath.keys.clear();
+		assertThat(asked).as("not asked for claims, only for hits").isEmpty();
+
+		executor.executeBatch(List.of(request("h-1", 3), request("h-2", 4), request("h-3", 5)), (positions) -> null);
+
+		assertThat(asked).as("the hits of the transaction, in one call").containsExactlyInAnyOrder("h-1", "h-2");
+		assertThat(this.fastPath.knowsKey("fast", "h-1")).as("its hits must keep reaching the database").isFalse();
+		assertThat(this.fastPath.knowsKey("fast", "h-2")).as("learnt from its hit").isTrue();
+		assertThat(this.fastPath.knowsKey("fast", "h-3")).as("claimed").isTrue();
+	}
+
+	@Test
+	void whenItCannotBeToldWhichHitsNeedTheDatabaseNoHitIsLearnt() throws Throwable {
+		TransactionalClaimExecutor executor = executor(new FastPathClaims(this.fastPath, this.fastPathListener,
+				Duration.ofSeconds(30), (scope, keys) -> {
+					throw new IllegalStateException("the output table does not answer");
+				}));
+		executor.execute(request("i-1", 1), () -> null);
+		this.fastPath.keys.clear();
+
+		executor.executeBatch(List.of(request("i-1", 2), request("i-2", 3)), (positions) -> null);
+
+		assertThat(this.fastPath.knowsKey("fast", "i-1")).isFalse();
+		assertThat(this.fastPath.knowsKey("fast", "i-2")).as("a claim is still learnt").isTrue();
+	}
+
+	@Test
+	void aFastPathThatAnswersTooFewKeysIsAFailureNotACrash() throws Throwable {
+		FastPath shortAnswers = new FastPath() {
+			@Override
+			public FastPathAnswer knows(ClaimRequest request) {
+				return FastPathAnswer.UNKNOWN;
+			}
+
+			@Override
+			public List<FastPathAnswer> knowAll(List<ClaimRequest> requests) {
+				return List.of(FastPathAnswer.UNKNOWN);
+			}
+
+			@Override
+			public @org.jspecify.annotations.Nullable Exception remember(List<RememberedClaim> claims) {
+				return null;
+			}
+		};
+		TransactionalClaimExecutor executor = executor(
+				new FastPathClaims(shortAnswers, this.fastPathListener, Duration.ofSeconds(30)));
+
+		executor.prefetch(List.of(request("j-1", 1), request("j-2", 2)));
+		BatchOutcome<String> outcome = executor.executeBatch(List.of(request("j-3", 3), request("j-4", 4)),
+				(positions) -> "claimed in the database");
+
+		assertThat(outcome.claimed()).containsExactly(0, 1);
+		assertThat(this.fastPathListener.failed).hasValue(2);
+	}
+
+	private TransactionalClaimExecutor executor(FastPathClaims fastPath) {
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(this.store, this.transactionManager,
+				new FastPathCountingListener(this.claims, this.fastPathHits), 5);
+		executor.setFastPath(fastPath);
+		return executor;
+	}
+
 	private TransactionalClaimExecutor executor(Duration pause) {
 		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(this.store, this.transactionManager,
 				new FastPathCountingListener(this.claims, this.fastPathHits), 5);

@@ -135,6 +135,9 @@ abstract class AbstractOutputStoreContractTest {
 		assertThat(loaded.get("late")).as("in the second statement").containsExactly(output("after the first statement"));
 		assertThat(loaded).doesNotContainKey("Order-A");
 		assertThat(this.store.loadAll("other-scope", List.of("order-a"))).containsEntry("order-a", List.of());
+		assertThat(this.store.keysWithOutputs(SCOPE, keys)).as("exactly the keys asked for with outputs")
+			.containsExactlyInAnyOrder("order-a", "late");
+		assertThat(this.store.keysWithOutputs("other-scope", keys)).isEmpty();
 	}
 
 	@Test

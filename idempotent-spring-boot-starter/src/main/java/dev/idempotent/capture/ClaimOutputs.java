@@ -1,5 +1,6 @@
 package dev.idempotent.capture;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -124,12 +125,13 @@ public final class ClaimOutputs {
 	}
 
 	/**
-	 * Like {@link #replay(ClaimRequest)}, with the outputs taken from {@code loaded} when they were loaded there.
+	 * Like {@link #replay(ClaimRequest)}, with the outputs read by {@code loaded} when it reads them.
 	 * @param claim the claim that was a hit
-	 * @param loaded outputs loaded for several hits at once ({@link #load}), or {@link LoadedOutputs#NONE}
+	 * @param loaded the reader of several hits' outputs ({@link #load}), or {@link LoadedOutputs#NONE}
 	 * @return how many outputs were sent again
 	 * @throws OutputDeliveryException if an output was not acknowledged in time (retry the record)
 	 * @throws OutputRejectedException if an output failed for good
+	 * @throws org.springframework.dao.DataAccessException if the outputs cannot be read
 	 * @since 0.2.0
 	 */
 	public int replay(ClaimRequest claim, LoadedOutputs loaded) {
@@ -138,20 +140,15 @@ public final class ClaimOutputs {
 	}
 
 	/**
-	 * Load the stored outputs of the hits of a batch or group with one statement per
-	 * {@value dev.idempotent.output.JdbcOutputStore#MAX_KEYS} keys, for {@link #replay(ClaimRequest, LoadedOutputs)}.
-	 * @param claims the hits, all of one scope, never {@code null}
-	 * @return their outputs; {@link LoadedOutputs#NONE} for no claims
-	 * @throws org.springframework.dao.DataAccessException if the database fails
+	 * Prepare to read the stored outputs of the hits of a batch or group together, a statement per
+	 * {@value LoadedOutputs#WINDOW} hits, as {@link #replay(ClaimRequest, LoadedOutputs)} replays them in this order.
+	 * Reads nothing yet.
+	 * @param claims the hits, in the order they will be replayed, never {@code null}
+	 * @return the reader; {@link LoadedOutputs#NONE} for no claims
 	 * @since 0.2.0
 	 */
 	public LoadedOutputs load(List<ClaimRequest> claims) {
-		if (claims.isEmpty()) {
-			return LoadedOutputs.NONE;
-		}
-		String scope = claims.get(0).scope();
-		return new LoadedOutputs(scope,
-				this.store.loadAll(scope, claims.stream().map(ClaimRequest::key).toList()));
+		return claims.isEmpty() ? LoadedOutputs.NONE : new LoadedOutputs(this.store, claims);
 	}
 
 	private int send(ClaimRequest claim, List<StoredOutput> outputs) {
@@ -163,6 +160,19 @@ public final class ClaimOutputs {
 		Acknowledgments.await(acks, this.settings.ackTimeout(), claim);
 		this.meters.replayed(claim.scope(), count);
 		return count;
+	}
+
+	/**
+	 * Tell which of several keys of one scope have stored outputs (their hits must reach the database, see
+	 * {@link dev.idempotent.fastpath.DatabaseOnlyHits}); none when outputs are off.
+	 * @param scope the claims' scope, never {@code null}
+	 * @param keys the claims' idempotency keys, never {@code null}
+	 * @return those of {@code keys} with stored outputs, never {@code null}
+	 * @throws org.springframework.dao.DataAccessException if the database fails
+	 * @since 0.2.0
+	 */
+	public Set<String> keysWithOutputs(String scope, Collection<String> keys) {
+		return this.settings.enabled() ? this.store.keysWithOutputs(scope, keys) : Set.of();
 	}
 
 	OutputStore store() {

@@ -303,7 +303,7 @@ final class BatchDelivery {
 					replayed.add(hit);
 				}
 			}
-			LoadedOutputs loaded = outputs.load(replayed); // one statement for the batch's hits
+			LoadedOutputs loaded = outputs.load(replayed); // a statement per window of hits, not per hit
 			for (ClaimRequest hit : replayed) {
 				outputs.replay(hit, loaded);
 			}

@@ -152,26 +152,17 @@ final class GroupCommitDelivery {
 	}
 
 	/**
-	 * The stored outputs of the group's hits the fast path did not answer, loaded with one statement.
-	 * @throws BatchListenerFailedException naming the group's first record if they cannot be read (nothing was
-	 * delivered yet; the retry, all hits, reads them again)
+	 * A reader of the stored outputs of the group's hits the fast path did not answer, a statement per window of hits
+	 * (a failure to read fails the replay of the hit that needed it, as reading alone would).
 	 */
 	private static LoadedOutputs loadReplayed(List<GroupMember> group, Set<Integer> hits, Set<Integer> fastPathHits) {
 		List<ClaimRequest> replayed = new ArrayList<>();
-		for (int position : hits) {
-			if (!fastPathHits.contains(position)) {
+		for (int position = 0; position < group.size(); position++) {
+			if (hits.contains(position) && !fastPathHits.contains(position)) {
 				replayed.add(group.get(position).request());
 			}
 		}
-		if (replayed.isEmpty()) {
-			return LoadedOutputs.NONE;
-		}
-		try {
-			return group.get(0).outputs().load(replayed);
-		}
-		catch (RuntimeException ex) {
-			throw undelivered(group.get(0), ex);
-		}
+		return replayed.isEmpty() ? LoadedOutputs.NONE : group.get(0).outputs().load(replayed);
 	}
 
 	private void commitOneByOne(List<GroupMember> group) {

@@ -8,6 +8,8 @@ import dev.idempotent.claim.TransactionalClaimExecutor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Asks the fast path, on the first record of each poll a single-record listener receives, about the keys of every
@@ -22,6 +24,8 @@ import org.jspecify.annotations.Nullable;
  * poll is bound per thread by {@link PolledRecords}).
  */
 final class PollPrefetch {
+
+	private static final Logger logger = LoggerFactory.getLogger(PollPrefetch.class);
 
 	private PollPrefetch() {
 	}
@@ -40,15 +44,21 @@ final class PollPrefetch {
 		if (poll == null || poll.count() < 2 || !executor.hasFastPath()) {
 			return;
 		}
-		List<ClaimRequest> requests = new ArrayList<>(poll.count());
-		for (ConsumerRecord<?, ?> polled : poll) {
-			ClaimRequest polledRequest = samePosition(polled, record) ? request
-					: listener.requestOfPolled(request.scope(), polled, arguments);
-			if (polledRequest != null) {
-				requests.add(polledRequest);
+		try {
+			List<ClaimRequest> requests = new ArrayList<>(poll.count());
+			for (ConsumerRecord<?, ?> polled : poll) {
+				ClaimRequest polledRequest = samePosition(polled, record) ? request
+						: listener.requestOfPolled(request.scope(), polled, arguments);
+				if (polledRequest != null) {
+					requests.add(polledRequest);
+				}
 			}
+			executor.prefetch(requests);
 		}
-		executor.prefetch(requests);
+		catch (RuntimeException ex) {
+			// an optimisation only (a broken FastPath or listener implementation): each record asks on its own
+			logger.debug("Prefetching the fast path's answers for a poll failed", ex);
+		}
 	}
 
 	private static boolean samePosition(ConsumerRecord<?, ?> a, ConsumerRecord<?, ?> b) {

@@ -1,5 +1,6 @@
 package dev.idempotent.kafka;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -18,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * the fast path about the keys of the whole poll in one lookup ({@link PollPrefetch}) instead of one lookup per
  * record. It never changes, drops or delays a record. A poll stays bound only until its first record was delivered:
  * the advice takes it, or {@link RecordCapturingInterceptor} drops it after that record (and for batch deliveries,
- * which ask the fast path once per batch anyway).
+ * which ask the fast path once per batch anyway); the binding is a weak reference, so a poll of a consumer that
+ * neither takes nor drops it is not kept in memory once its own caller let go of it.
  * <p>Installed by {@link PolledRecordsInstaller} through {@code interceptor.classes}; Kafka creates one instance per
  * consumer with its public no-argument constructor. Thread-safe (the binding is per thread).
  *
@@ -26,7 +28,11 @@ import org.jspecify.annotations.Nullable;
  */
 public final class PolledRecords implements ConsumerInterceptor<Object, Object> {
 
-	private static final ThreadLocal<ConsumerRecords<?, ?>> polled = new ThreadLocal<>();
+	/**
+	 * Weakly: the container holds the records strongly while it delivers them; once it dropped them, a binding
+	 * nobody took (a consumer without this library's record interceptor) does not keep them in memory.
+	 */
+	private static final ThreadLocal<WeakReference<ConsumerRecords<?, ?>>> polled = new ThreadLocal<>();
 
 	/** Created by the Kafka consumer. */
 	public PolledRecords() {
@@ -38,7 +44,7 @@ public final class PolledRecords implements ConsumerInterceptor<Object, Object> 
 			polled.remove();
 		}
 		else {
-			polled.set(records);
+			polled.set(new WeakReference<>(records));
 		}
 		return records;
 	}
@@ -62,11 +68,12 @@ public final class PolledRecords implements ConsumerInterceptor<Object, Object> 
 	 * interceptor)
 	 */
 	static @Nullable ConsumerRecords<?, ?> take() {
-		ConsumerRecords<?, ?> records = polled.get();
-		if (records != null) {
-			polled.remove();
+		WeakReference<ConsumerRecords<?, ?>> records = polled.get();
+		if (records == null) {
+			return null;
 		}
-		return records;
+		polled.remove();
+		return records.get();
 	}
 
 	/** Forget the records of the last poll on this thread. */

@@ -195,15 +195,19 @@ abstract class AbstractRedisFastPathIT {
 			awaitDone(kafka, scope, SENDING);
 			kafka.sendAll(SENDING, keys);
 			awaitDone(kafka, scope, SENDING);
+			// a hit found in the database is remembered after its commit, unless its key stored outputs
+			kafka.sendAll(SENDING, keys);
+			awaitDone(kafka, scope, SENDING);
 		}
 
-		assertThat(fastPathHits(scope)).as("a claim with stored outputs is not remembered by the fast path").isZero();
-		assertThat(count(scope, MicrometerClaimListener.HIT)).as("the re-sent keys are hits").isEqualTo(10);
+		assertThat(fastPathHits(scope)).as("a claim with stored outputs is not remembered by the fast path, "
+				+ "neither when it is claimed nor when a hit finds it").isZero();
+		assertThat(count(scope, MicrometerClaimListener.HIT)).as("the re-sent keys are hits").isEqualTo(20);
 		assertThat(this.meters.find(OutputMeters.REPLAYED).tag("scope", scope).counter())
 			.as("each hit sent its stored output again")
 			.isNotNull()
 			.extracting(Counter::count)
-			.isEqualTo(10.0);
+			.isEqualTo(20.0);
 		assertThat(this.ledger.rows(scope)).isEqualTo(10);
 	}
 

@@ -1,11 +1,14 @@
 package dev.idempotent.fastpath.redis;
 
 import java.time.Duration;
+import java.util.Set;
 
 import dev.idempotent.autoconfigure.IdempotentAutoConfiguration;
 import dev.idempotent.autoconfigure.IdempotentProperties;
 import dev.idempotent.autoconfigure.IdempotentRetentionProperties;
+import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.fastpath.DatabaseOnlyHits;
 import dev.idempotent.fastpath.FastPath;
 import dev.idempotent.fastpath.FastPathClaims;
 import dev.idempotent.fastpath.FastPathListener;
@@ -51,13 +54,18 @@ public class RedisFastPathAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	FastPathClaims idempotentFastPathClaims(ObjectProvider<FastPath> fastPath, ObjectProvider<FastPathListener> listeners,
-			RedisFastPathProperties properties) {
+			RedisFastPathProperties properties, ObjectProvider<ClaimOutputs> outputs) {
 		FastPath path = fastPath.getIfUnique(() -> {
 			throw new IllegalStateException("idempotent.fast-path.redis.enabled=true, but Spring Data Redis with "
 					+ "Lettuce is not on the class path: add spring-boot-starter-data-redis, or turn the fast path off.");
 		});
+		// a hit on a key with stored outputs must reach the database, which sends them again: never learnt from hits
+		DatabaseOnlyHits withOutputs = (scope, keys) -> {
+			ClaimOutputs claimOutputs = outputs.getIfAvailable();
+			return (claimOutputs != null) ? claimOutputs.keysWithOutputs(scope, keys) : Set.of();
+		};
 		return new FastPathClaims(path, listeners.getIfUnique(() -> FastPathListener.NO_OP),
-				properties.getPauseAfterError());
+				properties.getPauseAfterError(), withOutputs);
 	}
 
 	@Bean
