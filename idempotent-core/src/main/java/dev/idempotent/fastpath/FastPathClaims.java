@@ -70,11 +70,16 @@ public final class FastPathClaims {
 	/** The answers of the last {@link #prefetch} on each thread. */
 	private final ThreadLocal<PrefetchedAnswers> prefetched = new ThreadLocal<>();
 
+	/** Whether {@link DatabaseOnlyHits} failed once already (a WARN the first time only). */
+	private volatile boolean databaseOnlyHitsFailed;
+
 	/** Whether the last call failed: a WARN when it starts failing, an INFO when it answers again. */
 	private volatile boolean failing;
 
 	/**
-	 * Create the executor's side of a fast path.
+	 * Create the executor's side of a fast path that learns every hit found on a SUCCEEDED row
+	 * ({@link DatabaseOnlyHits#NONE}). Where claims store something their hits must read back (the starter's
+	 * outputs), use the constructor that takes a {@link DatabaseOnlyHits}: the starter's auto-configuration does.
 	 * @param fastPath the fast path, never {@code null}
 	 * @param listener observes lookups and remembered keys; {@link FastPathListener#NO_OP} for none
 	 * @param pauseAfterError how long not to ask the fast path after an error, zero or more
@@ -193,7 +198,7 @@ public final class FastPathClaims {
 		}
 		String scope = requests.get(0).scope();
 		if (paused()) {
-			this.listener.onBypassed(scope, requests.size());
+			observe(() -> this.listener.onBypassed(scope, requests.size()));
 			return null;
 		}
 		long start = System.nanoTime();
@@ -222,7 +227,10 @@ public final class FastPathClaims {
 				error = f.error();
 			}
 		}
-		this.listener.onLookup(scope, known, requests.size() - known - failed, failed, latency);
+		int unknown = requests.size() - known - failed;
+		int knownKeys = known;
+		int failedKeys = failed;
+		observe(() -> this.listener.onLookup(scope, knownKeys, unknown, failedKeys, latency));
 		if (error != null) {
 			failed(error);
 		}
@@ -289,7 +297,8 @@ public final class FastPathClaims {
 		catch (RuntimeException ex) {
 			error = ex;
 		}
-		this.listener.onRemember(claims.size(), error);
+		Exception rememberError = error;
+		observe(() -> this.listener.onRemember(claims.size(), rememberError)); // after a commit: must not throw
 		if (error != null) {
 			failed(error);
 		}
@@ -319,7 +328,14 @@ public final class FastPathClaims {
 				.forEach((key) -> databaseOnly.add(List.of(scope, key))));
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not tell which hits need the database; none is remembered", ex);
+			if (!this.databaseOnlyHitsFailed) {
+				this.databaseOnlyHitsFailed = true;
+				logger.warn("Could not tell which idempotent hits need the database ({}); the fast path does not learn "
+						+ "hits until it can (claims are still learnt); logged once, then at DEBUG", ex.toString());
+			}
+			else {
+				logger.debug("Could not tell which hits need the database; none is remembered", ex);
+			}
 			databaseOnly.addAll(hits);
 		}
 		if (databaseOnly.isEmpty()) {
@@ -328,6 +344,16 @@ public final class FastPathClaims {
 		return committed.stream()
 			.filter((claim) -> !databaseOnly.contains(List.of(claim.request().scope(), claim.request().key())))
 			.toList();
+	}
+
+	/** Tell the listener; a listener that throws must not fail a lookup, nor a transaction that committed. */
+	private static void observe(Runnable call) {
+		try {
+			call.run();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("A FastPathListener failed", ex);
+		}
 	}
 
 	private boolean paused() {

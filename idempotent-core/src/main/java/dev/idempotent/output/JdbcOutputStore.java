@@ -140,17 +140,27 @@ public final class JdbcOutputStore implements OutputStore {
 		return outputs;
 	}
 
-	/** One statement per up to {@value #MAX_KEYS} distinct keys, read from the primary key's index. */
+	/**
+	 * One statement per up to {@value #MAX_KEYS} distinct keys, read from the primary key's index. Should the table
+	 * return a key that was not asked for (a collation that does not compare exactly), every key of that statement
+	 * is reported as having outputs: the answer keeps keys out of the fast path, so it errs on that side.
+	 */
 	@Override
 	public Set<String> keysWithOutputs(String scope, Collection<String> keys) {
 		List<String> distinct = List.copyOf(new LinkedHashSet<>(keys));
 		Set<String> found = new HashSet<>();
 		for (int from = 0; from < distinct.size(); from += MAX_KEYS) {
 			List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + MAX_KEYS));
+			Set<String> returned = new HashSet<>();
 			this.jdbc.query(this.selectKeysPrefix + placeholders(chunk.size()),
-					(RowCallbackHandler) (rs) -> found.add(rs.getString(1)), arguments(scope, chunk));
+					(RowCallbackHandler) (rs) -> returned.add(rs.getString(1)), arguments(scope, chunk));
+			if (chunk.containsAll(returned)) {
+				found.addAll(returned);
+			}
+			else {
+				found.addAll(chunk);
+			}
 		}
-		found.retainAll(distinct); // exactly the keys asked for
 		return found;
 	}
 

@@ -374,6 +374,29 @@ class FastPathExecutorTest {
 		assertThat(this.fastPathListener.failed).hasValue(2);
 	}
 
+	@Test
+	void aFastPathListenerThatThrowsFailsNeitherALookupNorACommittedClaim() throws Throwable {
+		FastPathListener throwing = new FastPathListener() {
+			@Override
+			public void onLookup(String scope, int known, int unknown, int failed, Duration latency) {
+				throw new IllegalStateException("a broken meter");
+			}
+
+			@Override
+			public void onRemember(int keys, @org.jspecify.annotations.Nullable Exception error) {
+				throw new IllegalStateException("a broken meter");
+			}
+		};
+		TransactionalClaimExecutor executor = executor(
+				new FastPathClaims(this.fastPath, throwing, Duration.ofSeconds(30)));
+
+		ClaimOutcome<String> first = executor.execute(request("k-1", 1), () -> "credited");
+		ClaimOutcome<String> again = executor.execute(request("k-1", 2), () -> "must not run");
+
+		assertThat(first).isEqualTo(new ClaimOutcome.Processed<>("credited", false));
+		assertThat(((ClaimOutcome.Skipped<String>) again).fromFastPath()).isTrue();
+	}
+
 	private TransactionalClaimExecutor executor(FastPathClaims fastPath) {
 		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(this.store, this.transactionManager,
 				new FastPathCountingListener(this.claims, this.fastPathHits), 5);
