@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The fast path's answers for the keys of one prefetch (the rest of a poll, for a record listener), kept on the
- * thread that will claim them one by one. Each answer is used at most once and only for a few seconds: an answer is
+ * thread that will claim them one by one. Each answer is used at most once and for at most a minute: an answer is
  * what the fast path knew when it was asked, and a "known" stays true (keys are written only after their commit);
  * an "unknown" only sends a key to the database claim, which decides. Not thread-safe: one thread's.
  */

@@ -18,7 +18,9 @@ import org.springframework.aot.hint.TypeReference;
  * <li>PgJDBC's {@code BaseConnection.getTransactionState()}, called reflectively to tell an aborted PostgreSQL
  * transaction (only when the driver is present);</li>
  * <li>the public methods of what a key expression sees: {@code #record} (a {@code ConsumerRecord}) and
- * {@code #headers}.</li>
+ * {@code #headers};</li>
+ * <li>the constructor of {@code PolledRecords}, the consumer interceptor the Kafka client creates by reflection when
+ * the fast path is on.</li>
  * </ul>
  * The application's own listener beans (their {@code @IdempotentListener} methods and payload types) are covered by
  * {@link IdempotentListenerAotProcessor}. Registered through {@code META-INF/spring/aot.factories}.
@@ -41,7 +43,9 @@ public class IdempotentRuntimeHints implements RuntimeHintsRegistrar {
 		hints.reflection()
 			.registerType(TypeReference.of("org.apache.kafka.clients.consumer.ConsumerRecord"),
 					MemberCategory.INVOKE_PUBLIC_METHODS)
-			.registerType(TypeReference.of("dev.idempotent.kafka.HeadersView"), MemberCategory.INVOKE_PUBLIC_METHODS);
+			.registerType(TypeReference.of("dev.idempotent.kafka.HeadersView"), MemberCategory.INVOKE_PUBLIC_METHODS)
+			.registerType(TypeReference.of("dev.idempotent.kafka.PolledRecords"),
+					MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
 	}
 
 }

@@ -64,6 +64,9 @@ class IdempotentRuntimeHintsTest {
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onType(TypeReference.of("dev.idempotent.kafka.HeadersView"))
 			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_METHODS)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(dev.idempotent.kafka.PolledRecords.class)
+			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS)).accepts(hints);
 	}
 
 	@Test
