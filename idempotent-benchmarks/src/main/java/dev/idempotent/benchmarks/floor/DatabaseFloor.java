@@ -81,7 +81,7 @@ public final class DatabaseFloor {
 		int threads = Integer.parseInt(options.getOrDefault("threads", "2"));
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(options.getOrDefault("db-url",
-				"jdbc:mysql://127.0.0.1:3306/bench13?rewriteBatchedStatements=true"));
+				"jdbc:mysql://127.0.0.1:3306/test?rewriteBatchedStatements=true"));
 		config.setUsername(options.getOrDefault("db-user", "root"));
 		config.setPassword(options.getOrDefault("db-password", ""));
 		config.setMaximumPoolSize(threads);
