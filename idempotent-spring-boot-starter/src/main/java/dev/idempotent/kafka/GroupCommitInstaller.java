@@ -199,6 +199,11 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 		if (AnnotatedElementUtils.hasAnnotation(method, SendTo.class)) {
 			return "it replies (@SendTo)";
 		}
+		if (method.getReturnType() != void.class && method.getReturnType() != Void.class) {
+			// spring-kafka sends a returned Message (or a reply to a request's reply topic) without @SendTo; a group
+			// runs the method after the container's listener returned, so every such reply would be lost
+			return "it returns a value, which spring-kafka may send as a reply";
+		}
 		if (AnnotatedElementUtils.findMergedRepeatableAnnotations(method, KafkaListener.class)
 			.stream()
 			.anyMatch((kafkaListener) -> StringUtils.hasText(kafkaListener.errorHandler()))) {
@@ -214,8 +219,16 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 		if (properties.getAckMode() == AckMode.MANUAL || properties.getAckMode() == AckMode.MANUAL_IMMEDIATE) {
 			return "its container acknowledges manually (" + properties.getAckMode() + ")";
 		}
-		if (properties.getKafkaAwareTransactionManager() != null) {
-			return "its container runs in a Kafka transaction";
+		if (containerTransactionManager(properties)) {
+			// KafkaMessageListenerContainer runs a batch in the container's transaction and, on any failure, its
+			// after-rollback processor seeks the whole poll back, also over a record already dead-lettered
+			return "its container runs the listener in a transaction of its own (a transaction manager on its container"
+					+ " properties)";
+		}
+		if (properties.isDeliveryAttemptHeader()) {
+			// spring-kafka adds the header in its record path only
+			return "its container adds the delivery attempt header (deliveryAttemptHeader), which a batch container"
+					+ " does not";
 		}
 		RecordInterceptor<?, ?> interceptor = container.getRecordInterceptor();
 		if (interceptor != null && !(interceptor instanceof RecordCapturingInterceptor)) {
@@ -223,6 +236,15 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 					+ " not call";
 		}
 		return null;
+	}
+
+	/**
+	 * Whether the container has a transaction manager: a Kafka-aware one, or any set with the deprecated
+	 * {@code setTransactionManager}, which spring-kafka 4 still uses.
+	 */
+	@SuppressWarnings("removal")
+	private static boolean containerTransactionManager(ContainerProperties properties) {
+		return properties.getKafkaAwareTransactionManager() != null || properties.getTransactionManager() != null;
 	}
 
 	/** Whether spring-kafka gives the method retry topics (a {@code @RetryableTopic}, a configuration bean). */

@@ -204,7 +204,9 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 	 */
 	private static @Nullable List<ConsumerRecord<?, ?>> batchOf(MethodInvocation invocation, KafkaEndpoint endpoint) {
 		BatchParameters parameters = endpoint.batchParameters();
-		if (parameters.batchIndex() < 0) {
+		if (parameters.batchIndex() < 0 || GroupCollector.collecting()) {
+			// a record of a group commit is a single-record delivery whatever its payload's type (a List payload of a
+			// record method), although its batch container bound the poll
 			return null;
 		}
 		if (endpoint.batch()) {

@@ -1,5 +1,7 @@
 package dev.idempotent.kafka;
 
+import javax.sql.DataSource;
+
 import dev.idempotent.autoconfigure.IdempotentAutoConfiguration;
 import dev.idempotent.autoconfigure.IdempotentGroupCommitAutoConfiguration;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -13,12 +15,18 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.annotation.RetryableTopic;
+import org.springframework.kafka.config.ContainerCustomizer;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.ContainerProperties.AckMode;
 import org.springframework.kafka.support.Acknowledgment;
+import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.support.MessageBuilder;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -97,6 +105,35 @@ class GroupCommitInstallerTest {
 		this.runner.withUserConfiguration(EnabledAcknowledging.class)
 			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
 				.hasMessageContaining("cannot use group commit: it takes an Acknowledgment"));
+	}
+
+	@Test
+	void aContainerTransactionManagerSetWithTheDeprecatedSetterIsRefused() {
+		// spring-kafka runs a batch in any container transaction manager and seeks the whole poll back after a rollback
+		this.runner.withUserConfiguration(Enabled.class, ContainerTransaction.class)
+			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.hasMessageContaining("cannot use group commit: its container runs the listener in a transaction of its"
+						+ " own"));
+	}
+
+	@Test
+	void aContainerThatAddsTheDeliveryAttemptHeaderIsRefused() {
+		this.runner.withUserConfiguration(Enabled.class, DeliveryAttemptHeader.class)
+			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.hasMessageContaining("cannot use group commit: its container adds the delivery attempt header"));
+	}
+
+	@Test
+	void aMethodThatReturnsAValueIsRefusedWhenItAsksAndRunsRecordByRecordUnderTheDefault() {
+		// with idempotent.replies=warn a returned Message is accepted record by record; a group would lose every one
+		this.runner.withUserConfiguration(EnabledReturning.class)
+			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.hasMessageContaining("cannot use group commit: it returns a value"));
+		this.runner.withUserConfiguration(DefaultReturning.class)
+			.withPropertyValues("idempotent.group-commit.enabled=true", "idempotent.replies=warn")
+			.run((context) -> assertThat(listenerOf(context.getBean(KafkaListenerEndpointRegistry.class),
+					"default-returning"))
+				.isNotInstanceOf(GroupCommitListener.class));
 	}
 
 	@Test
@@ -206,6 +243,69 @@ class GroupCommitInstallerTest {
 		@KafkaListener(id = "enabled-acknowledging", topics = "enabled-acknowledging", groupId = "enabled-acknowledging")
 		@IdempotentListener(groupCommit = GroupCommit.ENABLED)
 		public void on(ConsumerRecord<String, String> record, Acknowledgment acknowledgment) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ContainerTransaction {
+
+		@Bean
+		@SuppressWarnings("removal")
+		ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> containerTransaction(
+				DataSource dataSource) {
+			return (container) -> container.getContainerProperties()
+				.setTransactionManager(new DataSourceTransactionManager(dataSource));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DeliveryAttemptHeader {
+
+		@Bean
+		ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> deliveryAttemptHeader() {
+			return (container) -> container.getContainerProperties().setDeliveryAttemptHeader(true);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EnabledReturning {
+
+		@Bean
+		EnabledReturningListener enabledReturningListener() {
+			return new EnabledReturningListener();
+		}
+
+	}
+
+	static class EnabledReturningListener {
+
+		@KafkaListener(id = "enabled-returning", topics = "enabled-returning", groupId = "enabled-returning")
+		@IdempotentListener(groupCommit = GroupCommit.ENABLED)
+		public Message<String> on(ConsumerRecord<String, String> record) {
+			return MessageBuilder.withPayload("done").setHeader(KafkaHeaders.TOPIC, "replies").build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DefaultReturning {
+
+		@Bean
+		DefaultReturningListener defaultReturningListener() {
+			return new DefaultReturningListener();
+		}
+
+	}
+
+	static class DefaultReturningListener {
+
+		@KafkaListener(id = "default-returning", topics = "default-returning", groupId = "default-returning")
+		@IdempotentListener
+		public Message<String> on(ConsumerRecord<String, String> record) {
+			return MessageBuilder.withPayload("done").setHeader(KafkaHeaders.TOPIC, "replies").build();
 		}
 
 	}
