@@ -24,6 +24,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
+import org.springframework.messaging.handler.annotation.Payload;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -39,12 +40,17 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(classes = { ItApplication.class, AbstractGroupCommitIT.Listeners.class },
 		properties = "idempotent.group-commit.max-records=50")
-@EmbeddedKafka(partitions = 1, topics = { AbstractGroupCommitIT.TOPIC, AbstractGroupCommitIT.TOPIC + ".DLT" })
+@EmbeddedKafka(partitions = 1, topics = { AbstractGroupCommitIT.TOPIC, AbstractGroupCommitIT.TOPIC + ".DLT",
+		AbstractGroupCommitIT.LISTS_TOPIC, AbstractGroupCommitIT.LISTS_TOPIC + ".DLT" })
 abstract class AbstractGroupCommitIT {
 
 	static final String TOPIC = "group-commit.payments";
 
 	static final String GROUP = "group-commit-" + UUID.randomUUID().toString().substring(0, 8);
+
+	static final String LISTS_TOPIC = "group-commit.price-lists";
+
+	static final String LISTS_GROUP = GROUP + "-lists";
 
 	@Autowired
 	ItLedger ledger;
@@ -58,9 +64,13 @@ abstract class AbstractGroupCommitIT {
 	@Autowired
 	GroupCommitListener listener;
 
+	@Autowired
+	ListPayloadListener listPayloads;
+
 	@DynamicPropertySource
 	static void group(DynamicPropertyRegistry registry) {
 		registry.add("it.group-commit.group", () -> GROUP);
+		registry.add("it.group-commit.lists-group", () -> LISTS_GROUP);
 	}
 
 	@Test
@@ -121,6 +131,55 @@ abstract class AbstractGroupCommitIT {
 		}
 	}
 
+	@Test
+	void aRecordMethodWhosePayloadIsAListRunsOncePerRecordNotAsABatchOfThePoll() throws Exception {
+		// each record's value converts to a List of two lines; the method is a single-record one in a group commit
+		String run = UUID.randomUUID().toString().substring(0, 8);
+		List<String> keys = new ArrayList<>();
+		for (int i = 0; i < 40; i++) {
+			keys.add(run + "-prices-" + i);
+		}
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader deadLetters = new DeadLetterReader(this.broker.getBrokersAsString(),
+						LISTS_TOPIC + ".DLT")) {
+			kafka.sendAll(LISTS_TOPIC, keys, (key) -> key + "-open," + key + "-close");
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(LISTS_GROUP, LISTS_TOPIC) == 0);
+			assertThat(deadLetters.readToEnd()).extracting(ConsumerRecord::value)
+				.filteredOn((value) -> value.contains(run))
+				.isEmpty();
+		}
+		for (String key : keys) {
+			assertThat(this.ledger.rows(LISTS_GROUP, key)).as(key).isOne();
+			assertThat(this.listPayloads.lines(key)).as(key).containsExactly(key + "-open", key + "-close");
+		}
+		assertThat(this.ledger.doubleCredits(LISTS_GROUP)).isEmpty();
+	}
+
+	/** A single-record listener whose payload parameter is a {@code List} (a record's value holding several items). */
+	static class ListPayloadListener {
+
+		private final ItLedger ledger;
+
+		private final Map<String, List<String>> lines = new ConcurrentHashMap<>();
+
+		ListPayloadListener(ItLedger ledger) {
+			this.ledger = ledger;
+		}
+
+		@KafkaListener(topics = LISTS_TOPIC, groupId = "${it.group-commit.lists-group}")
+		@IdempotentListener(groupCommit = GroupCommit.ENABLED)
+		public void onPrices(@Payload List<String> prices) {
+			String key = IdempotencyContext.currentKey();
+			this.lines.put(key, List.copyOf(prices));
+			this.ledger.credit(LISTS_GROUP, key, String.join("|", prices));
+		}
+
+		List<String> lines(String key) {
+			return this.lines.getOrDefault(key, List.of());
+		}
+
+	}
+
 	/**
 	 * An ordinary single-record listener: it credits the ledger, and throws for a key containing "poison". It records
 	 * how many records each transaction (the connection holder bound to it) processed.
@@ -172,6 +231,11 @@ abstract class AbstractGroupCommitIT {
 		@Bean
 		GroupCommitListener groupCommitListener(ItLedger ledger, DataSource dataSource) {
 			return new GroupCommitListener(ledger, dataSource);
+		}
+
+		@Bean
+		ListPayloadListener listPayloadListener(ItLedger ledger) {
+			return new ListPayloadListener(ledger);
 		}
 
 	}
