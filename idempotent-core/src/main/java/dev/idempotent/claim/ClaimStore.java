@@ -47,16 +47,27 @@ public interface ClaimStore {
 	}
 
 	/**
-	 * Check, after the work and before the commit, that the caller's transaction can still commit the claims it
-	 * made. PostgreSQL aborts a whole transaction at its first failed statement, and answers a later COMMIT with a
-	 * ROLLBACK that the JDBC driver does not report: a work that catches its own failed statement and returns
-	 * normally would otherwise pass for a committed claim, and the caller would commit the offset of a record whose
-	 * claim and writes are gone. The default does nothing (databases whose failed statements leave the transaction
-	 * usable).
-	 * @throws org.springframework.dao.DataAccessException if the transaction can only roll back; the caller rolls
-	 * it back and the record is retried
+	 * Set a checkpoint in the caller's transaction, right after claims that make work run: the caller checks it after
+	 * the work, before the commit (see {@link ClaimCheckpoint}). The default sets none (a store whose transactions
+	 * cannot end without the application seeing an error).
+	 * @return the checkpoint, never {@code null}
+	 * @throws TransientClaimException if the transaction was already rolled back by the database
+	 * @throws org.springframework.dao.DataAccessException if the checkpoint cannot be set
 	 */
-	default void requireCommittable() {
+	default ClaimCheckpoint checkpoint() {
+		return ClaimCheckpoint.NONE;
+	}
+
+	/**
+	 * Tell whether a failure of the commit of a claim's transaction is a conflict the database reports at COMMIT: a
+	 * certification failure of a Galera cluster (1213, SQLState 40001), a serialization failure. The database rolled
+	 * the transaction back and a new transaction can pass, so the executor retries it as it retries a deadlock of the
+	 * claim, instead of failing the record. The default says no.
+	 * @param failure the commit's failure, never {@code null}
+	 * @return whether it is such a conflict
+	 */
+	default boolean isConflictAtCommit(RuntimeException failure) {
+		return false;
 	}
 
 	/**

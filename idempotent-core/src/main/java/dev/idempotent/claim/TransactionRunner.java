@@ -1,5 +1,6 @@
 package dev.idempotent.claim;
 
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -27,14 +28,29 @@ final class TransactionRunner {
 
 	private final TransactionDefinition definition;
 
+	private final Predicate<RuntimeException> conflictAtCommit;
+
 	/**
-	 * Create a runner.
+	 * Create a runner whose commit failures are passed on as they are.
 	 * @param transactionManager the transaction manager, never {@code null}
 	 * @param definition the transaction's propagation and other attributes, never {@code null}
 	 */
 	TransactionRunner(PlatformTransactionManager transactionManager, TransactionDefinition definition) {
+		this(transactionManager, definition, (failure) -> false);
+	}
+
+	/**
+	 * Create a runner.
+	 * @param transactionManager the transaction manager, never {@code null}
+	 * @param definition the transaction's propagation and other attributes, never {@code null}
+	 * @param conflictAtCommit tells the commit failures that are conflicts the database reports at COMMIT (see
+	 * {@link ClaimStore#isConflictAtCommit}); they are thrown as {@link TransientClaimException}
+	 */
+	TransactionRunner(PlatformTransactionManager transactionManager, TransactionDefinition definition,
+			Predicate<RuntimeException> conflictAtCommit) {
 		this.transactionManager = transactionManager;
 		this.definition = definition;
+		this.conflictAtCommit = conflictAtCommit;
 	}
 
 	/** Work that may throw anything. */
@@ -53,7 +69,8 @@ final class TransactionRunner {
 	 * @param <R> the work's result type
 	 * @return the work's result
 	 * @throws Throwable what the work threw (with a failed rollback as suppressed); a
-	 * {@link org.springframework.transaction.TransactionException} if the transaction cannot begin or commit
+	 * {@link TransientClaimException} if the database refused the commit for a conflict (it rolled the transaction
+	 * back); a {@link org.springframework.transaction.TransactionException} if the transaction cannot begin or commit
 	 */
 	<R extends @Nullable Object> R run(Supplier<String> what, Work<R> work) throws Throwable {
 		TransactionStatus status = this.transactionManager.getTransaction(this.definition);
@@ -65,7 +82,17 @@ final class TransactionRunner {
 			rollback(status, ex, what);
 			throw ex;
 		}
-		this.transactionManager.commit(status);
+		try {
+			this.transactionManager.commit(status);
+		}
+		catch (RuntimeException ex) {
+			if (this.conflictAtCommit.test(ex)) {
+				throw new TransientClaimException("The database refused to commit " + what.get() + " for a conflict it"
+						+ " reports at COMMIT (a cluster's certification failure, a serialization failure) and rolled it"
+						+ " back", ex);
+			}
+			throw ex;
+		}
 		return result;
 	}
 

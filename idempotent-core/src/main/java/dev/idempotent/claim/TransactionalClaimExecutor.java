@@ -1,7 +1,9 @@
 package dev.idempotent.claim;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +28,9 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
  * <ol>
  * <li>begin a transaction on the business database, or join the one already active on this thread;</li>
  * <li>claim the key with one INSERT;</li>
- * <li>claimed: run the work, commit (the claimed row is SUCCEEDED as of that commit); a failure of the work rolls back the claim
- * together with the work's own writes;</li>
+ * <li>claimed: set the store's {@link ClaimCheckpoint}, run the work, check that the transaction still holds the claim
+ * (the database may have rolled it back without an error reaching the work), commit (the claimed row is SUCCEEDED as
+ * of that commit); a failure of the work rolls back the claim together with the work's own writes;</li>
  * <li>hit: skip the work, log one INFO line on {@value HitLog#LOGGER_NAME}, count it, end the transaction
  * cleanly.</li>
  * </ol>
@@ -46,9 +49,11 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
  * <p>The method returns only after the transaction committed (unless it joined an outer transaction, which then
  * decides), so a caller that commits a Kafka offset after this method returns never commits it before the
  * database.
- * <p>A deadlock or lock-wait timeout of the claim ({@link TransientClaimException}) retries the whole
- * transaction up to {@code maxTransientRetries} times when this executor began it; a joined transaction belongs
- * to its owner, who must roll it back and retry, so the exception is passed on.
+ * <p>A deadlock or lock-wait timeout of the claim, a transaction the database rolled back unnoticed (the checkpoint) and a
+ * conflict the database reports at COMMIT ({@link ClaimStore#isConflictAtCommit}, a cluster's certification failure)
+ * are transient ({@link TransientClaimException}): the whole transaction is retried up to {@code maxTransientRetries}
+ * times when this executor began it; a joined transaction belongs to its owner, who must roll it back and retry, so
+ * the exception is passed on.
  * <p>With a fast path ({@link #setFastPath}), a key it knows is a hit before any transaction begins: no
  * transaction is opened and the database is not touched (the hit is counted with
  * {@link ClaimListener#onFastPathHit} and logged at once). Keys it does not know, or when it fails, are claimed as
@@ -99,7 +104,7 @@ public class TransactionalClaimExecutor {
 		this.store = store;
 		this.transactionManager = transactionManager;
 		this.transaction = new TransactionRunner(transactionManager,
-				new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRED));
+				new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRED), store::isConflictAtCommit);
 		this.listener = listener;
 		this.maxTransientRetries = maxTransientRetries;
 	}
@@ -288,11 +293,7 @@ public class TransactionalClaimExecutor {
 			try {
 				R result = this.transaction.run(what, () -> {
 					outcomes.register();
-					R done = outcomes.watching(() -> claimAndRun.run(outcomes));
-					// a statement the work failed and caught may have aborted the transaction (PostgreSQL), whose
-					// commit would then roll back silently: the caller must not take that for a committed claim
-					this.store.requireCommittable();
-					return done;
+					return outcomes.watching(() -> claimAndRun.run(outcomes));
 				});
 				if (!outcomes.registered()) {
 					// no transaction synchronization: committed if this executor began the transaction; if it joined
@@ -373,52 +374,69 @@ public class TransactionalClaimExecutor {
 		}
 		boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
 		outcomes.onCommit(() -> this.listener.onClaimed(request, reclaimed, latency));
+		ClaimCheckpoint checkpoint = this.store.checkpoint();
 		T value = IdempotencyContext.runBound(request, work);
+		checkpoint.requireHeld();
 		return new ClaimOutcome.Processed<>(value, reclaimed);
 	}
 
 	private <T extends @Nullable Object> BatchOutcome<T> claimAllAndRun(List<ClaimRequest> requests,
 			BatchWork<T> work, ClaimSynchronization outcomes) throws Throwable {
-		List<Integer> firsts = new ArrayList<>();
-		List<Integer> hits = new ArrayList<>();
-		Map<ClaimRequest, ClaimRequest> seen = new HashMap<>();
+		// each key is claimed once, by its first occurrence; uniquePositions holds where each request's key is in unique
+		List<ClaimRequest> unique = new ArrayList<>();
+		List<Integer> uniquePositions = new ArrayList<>(requests.size());
+		BitSet repeats = new BitSet(requests.size());
+		Map<ClaimRequest, Integer> seen = new HashMap<>();
 		for (int i = 0; i < requests.size(); i++) {
 			ClaimRequest request = requests.get(i);
-			ClaimRequest first = seen.putIfAbsent(new ClaimRequest(request.scope(), request.key(), null), request);
+			Integer first = seen.putIfAbsent(new ClaimRequest(request.scope(), request.key(), null), unique.size());
 			if (first == null) {
-				firsts.add(i);
+				uniquePositions.add(unique.size());
+				unique.add(request);
 			}
 			else {
-				// a repeat within the batch: the first occurrence's delivery is the "stored" one
-				ClaimResult.Hit repeat = new ClaimResult.Hit(ClaimStatus.PROCESSING, null, first.fingerprint(),
-						first.source());
-				outcomes.onCommit(() -> hit(request, repeat, Duration.ZERO));
-				hits.add(i);
+				uniquePositions.add(first);
+				repeats.set(i);
 			}
 		}
-		List<ClaimRequest> unique = firsts.stream().map(requests::get).toList();
+		Instant claimedAt = Instant.now();
 		long start = System.nanoTime();
 		List<ClaimResult> results = this.store.claimAll(unique);
 		Duration latency = Duration.ofNanos((System.nanoTime() - start) / Math.max(1, unique.size()));
 		List<Integer> claimed = new ArrayList<>();
-		for (int j = 0; j < unique.size(); j++) {
-			ClaimRequest request = unique.get(j);
-			this.fastPath.rememberAfterCommit(request, results.get(j));
-			if (results.get(j) instanceof ClaimResult.Hit hit) {
+		List<Integer> hits = new ArrayList<>();
+		for (int i = 0; i < requests.size(); i++) {
+			ClaimRequest request = requests.get(i);
+			int position = uniquePositions.get(i);
+			ClaimResult result = results.get(position);
+			if (repeats.get(i)) {
+				// a repeat within the batch: a hit on its first occurrence's claim, which this transaction commits, or on
+				// the row that occurrence found; its payload and delivery are compared with the first occurrence's
+				ClaimRequest first = unique.get(position);
+				ClaimResult.Hit onFirst = (result instanceof ClaimResult.Hit found)
+						? new ClaimResult.Hit(found.status(), found.firstProcessedAt(), first.fingerprint(), first.source())
+						: new ClaimResult.Hit(ClaimStatus.SUCCEEDED, claimedAt, first.fingerprint(), first.source());
+				outcomes.onCommit(() -> hit(request, onFirst, Duration.ZERO));
+				hits.add(i);
+				continue;
+			}
+			this.fastPath.rememberAfterCommit(request, result);
+			if (result instanceof ClaimResult.Hit hit) {
 				outcomes.onCommit(() -> hit(request, hit, latency));
-				hits.add(firsts.get(j));
+				hits.add(i);
 			}
 			else {
-				boolean reclaimed = ((ClaimResult.Claimed) results.get(j)).reclaimed();
+				boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
 				outcomes.onCommit(() -> this.listener.onClaimed(request, reclaimed, latency));
-				claimed.add(firsts.get(j));
+				claimed.add(i);
 			}
 		}
-		hits.sort(null);
 		if (claimed.isEmpty()) {
 			return new BatchOutcome<>(null, List.of(), List.copyOf(hits));
 		}
+		ClaimCheckpoint checkpoint = this.store.checkpoint();
 		T value = work.run(List.copyOf(claimed));
+		checkpoint.requireHeld();
 		return new BatchOutcome<>(value, List.copyOf(claimed), List.copyOf(hits));
 	}
 

@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import javax.sql.DataSource;
 
 import dev.idempotent.key.KeyMasker;
+import dev.idempotent.claim.ClaimCheckpoint;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStore;
@@ -62,6 +63,8 @@ public class JdbcClaimStore implements ClaimStore {
 
 	private final BatchClaim batchClaim;
 
+	private final TransactionCheckpoints checkpoints;
+
 	/**
 	 * Create a store.
 	 * @param dataSource the business database, never {@code null}
@@ -92,6 +95,7 @@ public class JdbcClaimStore implements ClaimStore {
 		this.sql = this.operations.statements();
 		this.claimInsert = this.operations.claimInsert();
 		this.batchClaim = BatchClaim.of(this.operations);
+		this.checkpoints = new TransactionCheckpoints(this.jdbc);
 	}
 
 	/**
@@ -173,21 +177,26 @@ public class JdbcClaimStore implements ClaimStore {
 	}
 
 	/**
-	 * On PostgreSQL, fail if a statement of the transaction failed (see {@link ClaimStore#requireCommittable()}),
-	 * read from the driver's transaction state without a round trip where the driver is PgJDBC.
+	 * Set the checkpoint of the claims just made (see {@link ClaimCheckpoint} and {@link TransactionCheckpoints}): a
+	 * savepoint on MySQL and MariaDB, the transaction's id on H2, nothing before the check on PostgreSQL.
 	 */
 	@Override
-	public void requireCommittable() {
-		if (this.dialect != SqlDialect.POSTGRESQL) {
-			return;
+	public ClaimCheckpoint checkpoint() {
+		return this.checkpoints.set();
+	}
+
+	/**
+	 * A failure of the commit whose SQL error is one of the dialect's transient ones (see
+	 * {@link SqlDialect#isTransient}): a Galera certification failure (1213), a serialization failure (40001).
+	 */
+	@Override
+	public boolean isConflictAtCommit(RuntimeException failure) {
+		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof SQLException sql && this.dialect.isTransient(sql)) {
+				return true;
+			}
 		}
-		Connection connection = this.jdbc.connection();
-		try {
-			AbortedTransactions.requireUsable(connection);
-		}
-		finally {
-			this.jdbc.release(connection);
-		}
+		return false;
 	}
 
 	@Override

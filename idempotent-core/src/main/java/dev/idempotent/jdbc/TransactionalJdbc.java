@@ -100,7 +100,11 @@ final class TransactionalJdbc {
 	}
 
 	RuntimeException translate(String operation, ClaimRequest request, SQLException ex) {
-		String task = operation + " of scope=" + request.scope() + " key=" + KeyMasker.MASKED.mask(request.key());
+		return translate(operation + " of scope=" + request.scope() + " key=" + KeyMasker.MASKED.mask(request.key()), ex);
+	}
+
+	/** Translate the failure of a task: transient ones into {@link TransientClaimException}. */
+	RuntimeException translate(String task, SQLException ex) {
 		if (this.dialect.isTransient(ex)) {
 			return new TransientClaimException("Transient failure during " + task, ex);
 		}

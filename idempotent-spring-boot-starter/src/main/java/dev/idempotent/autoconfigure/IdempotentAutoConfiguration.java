@@ -22,6 +22,7 @@ import dev.idempotent.jdbc.ClaimInspector;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.JdbcLeasedClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
+import dev.idempotent.jdbc.GaleraDriverCheck;
 import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
@@ -147,6 +148,12 @@ public class IdempotentAutoConfiguration {
 		TableName archive = IdempotentRetentionAutoConfiguration.archiveTable(properties, retention.getIfAvailable());
 		return new IdempotentSchemaValidation((archive != null) ? validator.withArchive(archive) : validator,
 				properties.getJdbc().getSchemaValidation());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotentDriverCheck idempotentDriverCheck(DataSource dataSource, SqlDialect dialect) {
+		return new IdempotentDriverCheck(new GaleraDriverCheck(dataSource, dialect));
 	}
 
 	@Bean
