@@ -103,6 +103,60 @@ class TransactionalClaimExecutorTest {
 	}
 
 	@Test
+	void aConflictReportedAtCommitRunsTheTransactionAgainInsteadOfFailingTheRecord() throws Throwable {
+		DataSource h2 = TestDatabases.h2();
+		AtomicInteger commits = new AtomicInteger();
+		// as a Galera node answers the COMMIT of a transaction that lost its certification to another node's
+		DataSourceTransactionManager certifying = new DataSourceTransactionManager(h2) {
+			@Override
+			protected void doCommit(org.springframework.transaction.support.DefaultTransactionStatus status) {
+				if (commits.incrementAndGet() == 1) {
+					try {
+						// the server has rolled the transaction back, and says so
+						((org.springframework.jdbc.datasource.JdbcTransactionObjectSupport) status.getTransaction())
+							.getConnectionHolder().getConnection().rollback();
+					}
+					catch (SQLException ex) {
+						throw new IllegalStateException(ex);
+					}
+					throw new TransactionSystemException("Could not commit JDBC transaction",
+							new SQLException("Deadlock found when trying to get lock", "40001", 1213));
+				}
+				super.doCommit(status);
+			}
+		};
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(new JdbcClaimStore(h2,
+				TestDatabases.createClaimTable(h2, SqlDialect.H2), SqlDialect.H2, Clock.systemUTC()), certifying,
+				this.listener, 5);
+		AtomicInteger runs = new AtomicInteger();
+
+		ClaimOutcome<Integer> outcome = executor.execute(new ClaimRequest("commit", "order-1", null), runs::incrementAndGet);
+
+		assertThat(outcome).isEqualTo(new ClaimOutcome.Processed<>(2, false));
+		assertThat(commits).hasValue(2);
+		assertThat(this.listener.claimed).as("counted once, with the commit that passed").hasValue(1);
+	}
+
+	@Test
+	void aCommitFailureThatIsNoConflictIsPassedOnAsItIs() {
+		DataSource h2 = TestDatabases.h2();
+		DataSourceTransactionManager failing = new DataSourceTransactionManager(h2) {
+			@Override
+			protected void doCommit(org.springframework.transaction.support.DefaultTransactionStatus status) {
+				throw new TransactionSystemException("Could not commit JDBC transaction",
+						new SQLException("Disk full", "HY000", 1021));
+			}
+		};
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(new JdbcClaimStore(h2,
+				TestDatabases.createClaimTable(h2, SqlDialect.H2), SqlDialect.H2, Clock.systemUTC()), failing,
+				this.listener, 5);
+
+		assertThatThrownBy(() -> executor.execute(new ClaimRequest("commit", "order-1", null), () -> "done"))
+			.isInstanceOf(TransactionSystemException.class)
+			.hasRootCauseMessage("Disk full");
+	}
+
+	@Test
 	void aRecordThatFailsOnceAndThenSucceedsCountsOneClaim() throws Throwable {
 		TransactionalClaimExecutor executor = realExecutor();
 		ClaimRequest request = new ClaimRequest("counts", "order-1", new DeliverySource("orders", 0, 7));
