@@ -48,25 +48,27 @@ public interface ClaimStore {
 
 	/**
 	 * Set a checkpoint in the caller's transaction, right after claims that make work run: the caller checks it after
-	 * the work, before the commit (see {@link ClaimCheckpoint}). The default sets none (a store whose transactions
-	 * cannot end without the application seeing an error).
+	 * the work, before the commit (see {@link ClaimCheckpoint}). Every store decides: one whose transactions cannot end
+	 * without the application seeing an error returns {@link ClaimCheckpoint#NONE}; a store that decorates another
+	 * must return the other's, or its transactions go unchecked.
 	 * @return the checkpoint, never {@code null}
 	 * @throws TransientClaimException if the transaction was already rolled back by the database
 	 * @throws org.springframework.dao.DataAccessException if the checkpoint cannot be set
 	 */
-	default ClaimCheckpoint checkpoint() {
-		return ClaimCheckpoint.NONE;
-	}
+	ClaimCheckpoint checkpoint();
 
 	/**
-	 * Tell whether a failure of the commit of a claim's transaction is a conflict the database reports at COMMIT: a
-	 * certification failure of a Galera cluster (1213, SQLState 40001), a serialization failure. The database rolled
-	 * the transaction back and a new transaction can pass, so the executor retries it as it retries a deadlock of the
-	 * claim, instead of failing the record. The default says no.
-	 * @param failure the commit's failure, never {@code null}
+	 * Tell whether a failure is one the database reports when it rolls the whole transaction back for a conflict with
+	 * another transaction: a deadlock victim, a certification failure of a Galera cluster (both 1213, SQLState 40001 on
+	 * MySQL and MariaDB), a serialization failure (40001), a PostgreSQL deadlock (40P01). The remedy is to run the
+	 * transaction again; the executor does so for such a failure of the commit or of the work, as it does for a
+	 * deadlock of the claim, instead of failing the record. Lock-wait timeouts are not such failures: they fail one
+	 * statement and leave the transaction open. The default says no (such failures then fail the record); a store that
+	 * decorates another should ask the other.
+	 * @param failure the failure, never {@code null}
 	 * @return whether it is such a conflict
 	 */
-	default boolean isConflictAtCommit(RuntimeException failure) {
+	default boolean isConflict(Throwable failure) {
 		return false;
 	}
 

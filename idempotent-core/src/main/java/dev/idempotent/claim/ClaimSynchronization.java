@@ -13,7 +13,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * once it committed ({@link #afterCompletion} with {@link #STATUS_COMMITTED}); a rollback drops them, since the retry
  * reports its own;</li>
  * <li>tells the {@link InnerTransactionWarning} when Spring suspends it, which happens when a transaction begins
- * inside the claim's and commits on its own.</li>
+ * inside the claim's and commits on its own;</li>
+ * <li>holds the {@link ClaimCheckpoint} of the claims that made work run, checked right before the commit.</li>
  * </ul>
  * Used by one thread, the one running the transaction. Not thread-safe.
  */
@@ -24,6 +25,10 @@ final class ClaimSynchronization implements TransactionSynchronization {
 	private final String scope;
 
 	private final InnerTransactionWarning warning;
+
+	private ClaimCheckpoint checkpoint = ClaimCheckpoint.NONE;
+
+	private boolean workRan;
 
 	private boolean registered;
 
@@ -75,6 +80,31 @@ final class ClaimSynchronization implements TransactionSynchronization {
 		finally {
 			this.working = false;
 		}
+	}
+
+	/**
+	 * Keep the checkpoint the store set after claims that made work run.
+	 * @param checkpoint the checkpoint
+	 */
+	void checkpoint(ClaimCheckpoint checkpoint) {
+		this.checkpoint = checkpoint;
+		this.workRan = true;
+	}
+
+	/**
+	 * Whether claims of this transaction made work run (a checkpoint was set before it).
+	 * @return whether the work ran, or began to
+	 */
+	boolean workRan() {
+		return this.workRan;
+	}
+
+	/**
+	 * Check, right before the commit, that the transaction still holds the claims (see {@link ClaimCheckpoint}).
+	 * @throws TransientClaimException if the database rolled it back
+	 */
+	void requireClaimsHeld() {
+		this.checkpoint.requireHeld();
 	}
 
 	/** Report the held outcomes now, once: for a transaction that committed without this hook registered. */

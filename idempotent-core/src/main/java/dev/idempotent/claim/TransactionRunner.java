@@ -44,7 +44,7 @@ final class TransactionRunner {
 	 * @param transactionManager the transaction manager, never {@code null}
 	 * @param definition the transaction's propagation and other attributes, never {@code null}
 	 * @param conflictAtCommit tells the commit failures that are conflicts the database reports at COMMIT (see
-	 * {@link ClaimStore#isConflictAtCommit}); they are thrown as {@link TransientClaimException}
+	 * {@link ClaimStore#isConflict}); they are thrown as {@link TransientClaimException}
 	 */
 	TransactionRunner(PlatformTransactionManager transactionManager, TransactionDefinition definition,
 			Predicate<RuntimeException> conflictAtCommit) {
@@ -73,10 +73,30 @@ final class TransactionRunner {
 	 * back); a {@link org.springframework.transaction.TransactionException} if the transaction cannot begin or commit
 	 */
 	<R extends @Nullable Object> R run(Supplier<String> what, Work<R> work) throws Throwable {
+		return run(what, work, null);
+	}
+
+	/**
+	 * {@link #run(Supplier, Work)}, and once the work returned, still in the transaction: flush what its resources hold
+	 * back until the commit ({@link TransactionStatus#flush()}: a JPA persistence context, a MyBatis batch executor),
+	 * then run {@code beforeCommit}. A failure of either rolls the transaction back and is thrown.
+	 * @param what describes the work for the DEBUG line of a failed rollback
+	 * @param work the work
+	 * @param beforeCommit the last step inside the transaction, or {@code null} for none (and no flush)
+	 * @param <R> the work's result type
+	 * @return the work's result
+	 * @throws Throwable as {@link #run(Supplier, Work)}
+	 */
+	<R extends @Nullable Object> R run(Supplier<String> what, Work<R> work, @Nullable Runnable beforeCommit)
+			throws Throwable {
 		TransactionStatus status = this.transactionManager.getTransaction(this.definition);
 		R result;
 		try {
 			result = work.run();
+			if (beforeCommit != null) {
+				status.flush();
+				beforeCommit.run();
+			}
 		}
 		catch (Throwable ex) {
 			rollback(status, ex, what);

@@ -28,9 +28,10 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
  * <ol>
  * <li>begin a transaction on the business database, or join the one already active on this thread;</li>
  * <li>claim the key with one INSERT;</li>
- * <li>claimed: set the store's {@link ClaimCheckpoint}, run the work, check that the transaction still holds the claim
- * (the database may have rolled it back without an error reaching the work), commit (the claimed row is SUCCEEDED as
- * of that commit); a failure of the work rolls back the claim together with the work's own writes;</li>
+ * <li>claimed: set the store's {@link ClaimCheckpoint}, run the work, flush what the transaction holds back until its
+ * commit (a JPA persistence context), check that the transaction still holds the claim (the database may have rolled it
+ * back without an error reaching the work), commit (the claimed row is SUCCEEDED as of that commit); a failure of the
+ * work rolls back the claim together with the work's own writes;</li>
  * <li>hit: skip the work, log one INFO line on {@value HitLog#LOGGER_NAME}, count it, end the transaction
  * cleanly.</li>
  * </ol>
@@ -49,11 +50,14 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
  * <p>The method returns only after the transaction committed (unless it joined an outer transaction, which then
  * decides), so a caller that commits a Kafka offset after this method returns never commits it before the
  * database.
- * <p>A deadlock or lock-wait timeout of the claim, a transaction the database rolled back unnoticed (the checkpoint) and a
- * conflict the database reports at COMMIT ({@link ClaimStore#isConflictAtCommit}, a cluster's certification failure)
- * are transient ({@link TransientClaimException}): the whole transaction is retried up to {@code maxTransientRetries}
- * times when this executor began it; a joined transaction belongs to its owner, who must roll it back and retry, so
- * the exception is passed on.
+ * <p>Transient ({@link TransientClaimException}): a deadlock or lock-wait timeout of the claim; a conflict the database
+ * resolved by rolling the transaction back ({@link ClaimStore#isConflict}: a deadlock victim, a cluster's
+ * certification failure or brute-force abort), reported to the work or at COMMIT; a transaction the database rolled back
+ * without the work seeing an error (the checkpoint, logged at WARN). The whole transaction is run again up to
+ * {@code maxTransientRetries} times when this executor began it; a joined transaction belongs to its owner, who must roll
+ * it back and retry, so the exception is passed on, and so it is once the work ran inside another resource's
+ * transaction (a listener container's Kafka transaction, whose records the work may have sent: only its owner can undo
+ * them).
  * <p>With a fast path ({@link #setFastPath}), a key it knows is a hit before any transaction begins: no
  * transaction is opened and the database is not touched (the hit is counted with
  * {@link ClaimListener#onFastPathHit} and logged at once). Keys it does not know, or when it fails, are claimed as
@@ -104,7 +108,7 @@ public class TransactionalClaimExecutor {
 		this.store = store;
 		this.transactionManager = transactionManager;
 		this.transaction = new TransactionRunner(transactionManager,
-				new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRED), store::isConflictAtCommit);
+				new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRED), store::isConflict);
 		this.listener = listener;
 		this.maxTransientRetries = maxTransientRetries;
 	}
@@ -287,14 +291,23 @@ public class TransactionalClaimExecutor {
 	 */
 	private <R> R inTransaction(Supplier<String> what, String scope, ClaimTransaction<R> claimAndRun) throws Throwable {
 		boolean joined = joinsTransaction();
+		// another resource's transaction around the claim's, such as a listener container's Kafka transaction (whose
+		// manager binds its producer without marking a transaction active, SYNCHRONIZATION_NEVER)
+		boolean insideOther = !joined && (TransactionSynchronizationManager.isActualTransactionActive()
+				|| !TransactionSynchronizationManager.getResourceMap().isEmpty());
 		int retries = 0;
 		while (true) {
 			ClaimSynchronization outcomes = new ClaimSynchronization(scope, this.innerTransactions);
 			try {
 				R result = this.transaction.run(what, () -> {
 					outcomes.register();
-					return outcomes.watching(() -> claimAndRun.run(outcomes));
-				});
+					try {
+						return outcomes.watching(() -> claimAndRun.run(outcomes));
+					}
+					catch (Throwable failure) {
+						throw conflictOrItself(failure, what);
+					}
+				}, () -> requireClaimsHeld(outcomes, what));
 				if (!outcomes.registered()) {
 					// no transaction synchronization: committed if this executor began the transaction; if it joined
 					// one, its outcome cannot be known here
@@ -303,7 +316,7 @@ public class TransactionalClaimExecutor {
 				return result;
 			}
 			catch (TransientClaimException ex) {
-				if (joined || retries >= this.maxTransientRetries) {
+				if (joined || retries >= this.maxTransientRetries || (insideOther && outcomes.workRan())) {
 					throw ex;
 				}
 				retries++;
@@ -312,6 +325,34 @@ public class TransactionalClaimExecutor {
 							this.maxTransientRetries, ex);
 				}
 			}
+		}
+	}
+
+	/**
+	 * A failure of the claims or the work that is a conflict the database resolved by rolling the transaction back (a
+	 * deadlock victim, another cluster node's transaction): transient, the claims and the work run again. Anything else
+	 * is passed on as it is.
+	 */
+	private Throwable conflictOrItself(Throwable failure, Supplier<String> what) {
+		if (failure instanceof TransientClaimException || !this.store.isConflict(failure)) {
+			return failure;
+		}
+		return new TransientClaimException("The database rolled back the transaction of " + what.get() + " for a"
+				+ " conflict with another transaction (a deadlock, another cluster node's transaction); the claims and"
+				+ " the work run again", failure);
+	}
+
+	/**
+	 * Before the commit: the transaction must still hold the claims that made the work run. A transaction the database
+	 * rolled back without the work seeing an error is logged at WARN: something hid that error.
+	 */
+	private static void requireClaimsHeld(ClaimSynchronization outcomes, Supplier<String> what) {
+		try {
+			outcomes.requireClaimsHeld();
+		}
+		catch (TransientClaimException ex) {
+			logger.warn("{}: {}", what.get(), ex.getMessage());
+			throw ex;
 		}
 	}
 
@@ -374,9 +415,8 @@ public class TransactionalClaimExecutor {
 		}
 		boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
 		outcomes.onCommit(() -> this.listener.onClaimed(request, reclaimed, latency));
-		ClaimCheckpoint checkpoint = this.store.checkpoint();
+		outcomes.checkpoint(this.store.checkpoint());
 		T value = IdempotencyContext.runBound(request, work);
-		checkpoint.requireHeld();
 		return new ClaimOutcome.Processed<>(value, reclaimed);
 	}
 
@@ -434,9 +474,8 @@ public class TransactionalClaimExecutor {
 		if (claimed.isEmpty()) {
 			return new BatchOutcome<>(null, List.of(), List.copyOf(hits));
 		}
-		ClaimCheckpoint checkpoint = this.store.checkpoint();
+		outcomes.checkpoint(this.store.checkpoint());
 		T value = work.run(List.copyOf(claimed));
-		checkpoint.requireHeld();
 		return new BatchOutcome<>(value, List.copyOf(claimed), List.copyOf(hits));
 	}
 

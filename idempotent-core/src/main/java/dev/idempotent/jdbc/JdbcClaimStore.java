@@ -185,14 +185,11 @@ public class JdbcClaimStore implements ClaimStore {
 		return this.checkpoints.set();
 	}
 
-	/**
-	 * A failure of the commit whose SQL error is one of the dialect's transient ones (see
-	 * {@link SqlDialect#isTransient}): a Galera certification failure (1213), a serialization failure (40001).
-	 */
+	/** A failure with a SQL error of the dialect's conflicts (see {@link SqlDialect#isConflict}) among its causes. */
 	@Override
-	public boolean isConflictAtCommit(RuntimeException failure) {
+	public boolean isConflict(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			if (cause instanceof SQLException sql && this.dialect.isTransient(sql)) {
+			if (cause instanceof SQLException sql && this.dialect.isConflict(sql)) {
 				return true;
 			}
 		}

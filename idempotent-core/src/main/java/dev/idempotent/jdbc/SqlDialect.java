@@ -58,6 +58,12 @@ public enum SqlDialect {
 
 	private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "55P03");
 
+	/** SQLStates of a transaction the database rolled back for a conflict: serialization failure, deadlock. */
+	private static final Set<String> CONFLICT_STATES = Set.of("40001", "40P01");
+
+	/** MySQL and MariaDB's deadlock (ER_LOCK_DEADLOCK). */
+	private static final int DEADLOCK = 1213;
+
 	private final String id;
 
 	private final String insertSuffix;
@@ -278,6 +284,19 @@ public enum SqlDialect {
 	 */
 	public boolean isTransient(SQLException ex) {
 		return matches(ex, TRANSIENT_STATES, this.transientCodes);
+	}
+
+	/**
+	 * Tell whether an exception is one the database raises when it rolls the whole transaction back for a conflict with
+	 * another transaction: a deadlock victim (MySQL and MariaDB 1213, which a Galera node also raises for a certification
+	 * failure or a brute-force abort; PostgreSQL 40P01; H2 40001), a serialization failure (40001). Lock-wait timeouts
+	 * (1205, 55P03, H2 50200) fail one statement and leave the transaction open: they are transient
+	 * ({@link #isTransient}) but no such conflict.
+	 * @param ex the exception, never {@code null}
+	 * @return whether the database rolled the transaction back for a conflict
+	 */
+	public boolean isConflict(SQLException ex) {
+		return matches(ex, CONFLICT_STATES, isMySqlFamily() ? Set.of(DEADLOCK) : Set.of());
 	}
 
 	private static boolean matches(SQLException ex, Set<String> states, Set<Integer> codes) {

@@ -10,8 +10,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.idempotent.claim.ClaimCheckpoint;
 import dev.idempotent.claim.TransientClaimException;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Sets the {@link ClaimCheckpoint} of each database in the current transaction (see that type for why):
@@ -25,12 +23,9 @@ import org.slf4j.LoggerFactory;
  * ends it. The check reads the transaction's state before the commit (PgJDBC's own, no round trip; see
  * {@link AbortedTransactions}).</li>
  * </ul>
- * A transaction found rolled back is a {@link TransientClaimException} (the claims and the work run again), logged
- * once at WARN, since something hid an error from the application. Thread-safe.
+ * A transaction found rolled back is a {@link TransientClaimException}: the claims and the work run again. Thread-safe.
  */
 final class TransactionCheckpoints {
-
-	private static final Logger logger = LoggerFactory.getLogger(TransactionCheckpoints.class);
 
 	/** MySQL and MariaDB's "SAVEPOINT ... does not exist". */
 	private static final int NO_SUCH_SAVEPOINT = 1305;
@@ -120,12 +115,10 @@ final class TransactionCheckpoints {
 	}
 
 	private static TransientClaimException rolledBack(String evidence, @Nullable Throwable cause) {
-		String message = "The database rolled back the transaction of the claims without an error reaching the"
-				+ " application (" + evidence + "): a deadlock the listener caught, or a cluster node's abort hidden"
-				+ " by a bulk statement (see docs/semantics.md, \"Transactions the database ended\"); the claims and"
-				+ " the work run again";
-		logger.warn(message);
-		return new TransientClaimException(message, (cause != null) ? cause : new SQLException(evidence, "40001"));
+		return new TransientClaimException("The database rolled back the transaction of the claims without an error"
+				+ " reaching the application (" + evidence + "): a deadlock the listener caught, or a cluster node's"
+				+ " abort hidden by a bulk statement (see docs/semantics.md, \"Transactions the database ended\"); the"
+				+ " claims and the work run again", (cause != null) ? cause : new SQLException(evidence, "40001"));
 	}
 
 	@FunctionalInterface

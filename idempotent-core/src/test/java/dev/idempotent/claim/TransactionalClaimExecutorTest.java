@@ -157,6 +157,38 @@ class TransactionalClaimExecutorTest {
 	}
 
 	@Test
+	void whatTheTransactionHoldsBackIsFlushedBeforeTheClaimIsCheckedAndTheCheckPrecedesTheCommit() throws Throwable {
+		List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+		ClaimStore store = new FailingStore(0) {
+			@Override
+			public ClaimCheckpoint checkpoint() {
+				events.add("checkpoint");
+				return () -> events.add("checked");
+			}
+		};
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(store, this.transactionManager, this.listener, 5);
+
+		executor.execute(request(), () -> {
+			// as a JPA persistence context or a MyBatis batch executor, which write at the flush
+			TransactionSynchronizationManager.registerSynchronization(new org.springframework.transaction.support.TransactionSynchronization() {
+				@Override
+				public void flush() {
+					events.add("flushed");
+				}
+
+				@Override
+				public void beforeCommit(boolean readOnly) {
+					events.add("commit begins");
+				}
+			});
+			events.add("work");
+			return null;
+		});
+
+		assertThat(events).containsExactly("checkpoint", "work", "flushed", "checked", "commit begins");
+	}
+
+	@Test
 	void aRecordThatFailsOnceAndThenSucceedsCountsOneClaim() throws Throwable {
 		TransactionalClaimExecutor executor = realExecutor();
 		ClaimRequest request = new ClaimRequest("counts", "order-1", new DeliverySource("orders", 0, 7));
@@ -391,7 +423,7 @@ class TransactionalClaimExecutorTest {
 	}
 
 	/** Fails the first {@code failures} claims with a deadlock, then claims. */
-	private static final class FailingStore implements ClaimStore {
+	private static class FailingStore implements ClaimStore {
 
 		final AtomicInteger claims = new AtomicInteger();
 
@@ -407,6 +439,11 @@ class TransactionalClaimExecutorTest {
 				throw new TransientClaimException("deadlock", new java.sql.SQLTransactionRollbackException("x", "40001", 1213));
 			}
 			return new ClaimResult.Claimed(false);
+		}
+
+		@Override
+		public ClaimCheckpoint checkpoint() {
+			return ClaimCheckpoint.NONE;
 		}
 
 		@Override

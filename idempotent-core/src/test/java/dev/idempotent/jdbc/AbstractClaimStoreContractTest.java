@@ -23,6 +23,7 @@ import ch.qos.logback.classic.Level;
 import dev.idempotent.claim.BatchOutcome;
 import dev.idempotent.claim.ClaimInProgressException;
 import dev.idempotent.claim.ClaimOutcome;
+import dev.idempotent.claim.ClaimCheckpoint;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStatus;
@@ -1149,6 +1150,16 @@ public abstract class AbstractClaimStoreContractTest {
 				this.transientFailures.incrementAndGet();
 				throw ex;
 			}
+		}
+
+		@Override
+		public ClaimCheckpoint checkpoint() {
+			return this.delegate.checkpoint();
+		}
+
+		@Override
+		public boolean isConflict(Throwable failure) {
+			return this.delegate.isConflict(failure);
 		}
 
 		@Override

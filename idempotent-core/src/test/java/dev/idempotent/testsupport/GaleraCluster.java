@@ -68,6 +68,7 @@ public final class GaleraCluster {
 				&& Files.isExecutable(Path.of("/usr/bin/mariadb-install-db")) && Files.isExecutable(Path.of("/usr/bin/rsync")),
 				"MariaDB Galera (mariadb-server, galera-4, rsync) is not installed");
 		if (shared == null) {
+			stopOrphans();
 			try {
 				GaleraCluster cluster = new GaleraCluster(Files.createTempDirectory("galera-"));
 				Runtime.getRuntime().addShutdownHook(new Thread(cluster::stop, "galera-cluster-stop"));
@@ -79,6 +80,20 @@ public final class GaleraCluster {
 			}
 		}
 		return shared;
+	}
+
+	/**
+	 * Stop the nodes of clusters whose JVM died without stopping them (killed, so its shutdown hook did not run): they
+	 * would hold memory and ports. They are recognised by their data directory, a temporary one named as this class
+	 * names it, and by their parent being gone.
+	 */
+	private static void stopOrphans() {
+		String prefix = "--datadir=" + Path.of(System.getProperty("java.io.tmpdir")).resolve("galera-");
+		ProcessHandle.allProcesses()
+			.filter((process) -> process.info().arguments().stream().flatMap(java.util.Arrays::stream)
+				.anyMatch((argument) -> argument.startsWith(prefix)))
+			.filter((process) -> process.parent().map((parent) -> parent.pid() == 1 || !parent.isAlive()).orElse(true))
+			.forEach(ProcessHandle::destroyForcibly);
 	}
 
 	/** How many nodes the cluster has. */

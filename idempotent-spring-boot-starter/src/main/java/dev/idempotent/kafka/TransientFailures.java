@@ -14,10 +14,11 @@ import org.springframework.transaction.CannotCreateTransactionException;
 
 /**
  * Tells failures that go away by themselves (the database is restarting or unreachable, a claim lost a lock
- * race, a lease is held by another consumer) from failures of the record. Transient failures of the listener's
- * own work (an optimistic-locking conflict, a query timeout, a deadlock in a business write) are not among them:
- * they get the normal retries and then the dead-letter topic, so that a record that always fails that way cannot
- * stall its partition forever. The first kind is retried until it
+ * race, the database rolled the claim's transaction back for a conflict with another transaction, a deadlock or a
+ * cluster node's, a lease is held by another consumer) from failures of the record. Other transient failures of the
+ * listener's own work (an optimistic-locking conflict, a query or lock-wait timeout) are not among them: they get the
+ * normal retries and then the dead-letter topic, so that a record that always fails that way cannot stall its
+ * partition forever. The first kind is retried until it
  * passes, never dead-lettered: dead-lettering a good record because its database was down for a minute would
  * lose it from the main flow. Thread-safe.
  *

@@ -4,6 +4,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.claim.ClaimCheckpoint;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStore;
@@ -303,6 +304,11 @@ class IdempotentAutoConfigurationTest {
 			@Override
 			public ClaimResult claim(ClaimRequest request) {
 				return new ClaimResult.Claimed(false);
+			}
+
+			@Override
+			public ClaimCheckpoint checkpoint() {
+				return ClaimCheckpoint.NONE;
 			}
 
 			@Override

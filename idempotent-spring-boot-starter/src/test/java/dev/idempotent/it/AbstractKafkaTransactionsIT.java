@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
+import dev.idempotent.claim.ClaimCheckpoint;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStore;
@@ -256,6 +257,27 @@ abstract class AbstractKafkaTransactionsIT {
 		}
 	}
 
+	/**
+	 * A claim transaction the database rolled back after the work ran (found by the checkpoint before the commit) under a
+	 * Kafka transaction: the work sent its output in the Kafka transaction, so the executor must not run it again inside
+	 * that transaction (a read_committed consumer would see the output twice); the Kafka transaction rolls back and the
+	 * record is delivered again, as after any transient failure.
+	 */
+	@Test
+	void aClaimTransactionLostAfterTheWorkRanUnderAKafkaTransactionIsDeliveredAgainNotRunTwiceInIt() throws Exception {
+		try (KafkaTestSupport kafka = new KafkaTestSupport(bootstrapServers());
+				DeadLetterReader out = new DeadLetterReader(bootstrapServers(), OUT)) {
+			kafka.send(CLAIM, "checkpoint-lost-1", "credit");
+
+			await().atMost(KafkaTestSupport.timeout())
+				.until(() -> this.ledger.rows(CLAIM_GROUP, "checkpoint-lost-1") == 1 && kafka.lag(CLAIM_GROUP, CLAIM) == 0);
+			assertThat(this.claimStore.checks("checkpoint-lost-1")).as("the lost transaction and the redelivery's").isEqualTo(2);
+			assertThat(out.readToEnd()).extracting(ConsumerRecord::value)
+				.as("the lost attempt's output was aborted with its Kafka transaction")
+				.containsOnlyOnce("out:checkpoint-lost-1");
+		}
+	}
+
 	@Test
 	void aBatchListenerOnAFactoryWithAKafkaTransactionManagerStopsTheApplication() {
 		assertThat(startupFailure(RefusedBatch.class)).isInstanceOf(IllegalStateException.class)
@@ -473,6 +495,12 @@ abstract class AbstractKafkaTransactionsIT {
 
 		private final Set<String> failed = ConcurrentHashMap.newKeySet();
 
+		private final Map<String, AtomicInteger> checks = new ConcurrentHashMap<>();
+
+		private final Set<String> lost = ConcurrentHashMap.newKeySet();
+
+		private final ThreadLocal<String> lastClaimed = new ThreadLocal<>();
+
 		FlakyClaimStore(ClaimStore delegate) {
 			this.delegate = delegate;
 		}
@@ -482,14 +510,39 @@ abstract class AbstractKafkaTransactionsIT {
 			return (count != null) ? count.get() : 0;
 		}
 
+		int checks(String key) {
+			AtomicInteger count = this.checks.get(key);
+			return (count != null) ? count.get() : 0;
+		}
+
 		@Override
 		public ClaimResult claim(ClaimRequest request) {
+			this.lastClaimed.set(request.key());
 			this.claims.computeIfAbsent(request.key(), (k) -> new AtomicInteger()).incrementAndGet();
 			if (request.key().startsWith("claim-deadlock") && this.failed.add(request.key())) {
 				throw new TransientClaimException("Deadlock found when trying to get lock (simulated)",
 						new java.sql.SQLTransactionRollbackException("simulated", "40001", 1213));
 			}
 			return this.delegate.claim(request);
+		}
+
+		@Override
+		public ClaimCheckpoint checkpoint() {
+			ClaimCheckpoint checkpoint = this.delegate.checkpoint();
+			String key = this.lastClaimed.get();
+			return () -> {
+				checkpoint.requireHeld();
+				this.checks.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+				if (key.startsWith("checkpoint-lost") && this.lost.add(key)) {
+					throw new TransientClaimException("The database rolled back the transaction of the claims without an"
+							+ " error reaching the application (simulated)", new java.sql.SQLException("simulated", "40001"));
+				}
+			};
+		}
+
+		@Override
+		public boolean isConflict(Throwable failure) {
+			return this.delegate.isConflict(failure);
 		}
 
 		@Override

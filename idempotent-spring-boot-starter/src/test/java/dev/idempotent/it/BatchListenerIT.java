@@ -42,7 +42,7 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(classes = { ItApplication.class, BatchListenerIT.Listeners.class })
 @EmbeddedKafka(partitions = 1, topics = { BatchListenerIT.RECORDS, BatchListenerIT.PAYLOADS, BatchListenerIT.POISON,
-		BatchListenerIT.POISON + ".DLT" })
+		BatchListenerIT.POISON + ".DLT", BatchListenerIT.REFUSED, BatchListenerIT.REFUSED + ".DLT" })
 class BatchListenerIT {
 
 	static final String RECORDS = "batch.records";
@@ -50,6 +50,8 @@ class BatchListenerIT {
 	static final String PAYLOADS = "batch.payloads";
 
 	static final String POISON = "batch.poison";
+
+	static final String REFUSED = "batch.refused";
 
 	static final String RUN = UUID.randomUUID().toString().substring(0, 8);
 
@@ -129,17 +131,57 @@ class BatchListenerIT {
 				Integer.class, group, poison)).isEqualTo(2);
 	}
 
+	@Test
+	void aClaimStatementThatFailsForAReasonTheLibraryDoesNotKnowFailsTheBatchAndNeverSkipsARecord() throws Exception {
+		String group = RUN + "-refused";
+		List<String> keys = keys(group, 50);
+		String refused = group + "-order-20-refuse-me";
+		keys.set(20, refused);
+		// the server refuses the claim INSERT of one key with an error of no known class (1644, SQLState 45000)
+		this.jdbc.execute("DROP TRIGGER IF EXISTS it_refuse_claims");
+		this.jdbc.execute("CREATE TRIGGER it_refuse_claims BEFORE INSERT ON idempotent_claim FOR EACH ROW BEGIN"
+				+ " IF NEW.idempotency_key LIKE '%-refuse-me' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT ="
+				+ " 'claim refused by a trigger'; END IF; END");
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				Consumer<String, String> dlt = deadLetters(REFUSED + ".DLT")) {
+			kafka.sendAll(REFUSED, keys);
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, REFUSED) == 0);
+			List<ConsumerRecord<String, String>> dead = new ArrayList<>();
+			await().atMost(KafkaTestSupport.timeout()).until(() -> {
+				KafkaTestUtils.getRecords(dlt, Duration.ofMillis(200)).forEach(dead::add);
+				return !dead.isEmpty();
+			});
+			assertThat(dead).as("the record whose claim failed, dead-lettered with the reason").singleElement()
+				.satisfies((record) -> {
+					assertThat(new String(record.headers().lastHeader(IdempotencyHeaders.DEAD_LETTER_KEY).value(),
+							StandardCharsets.UTF_8)).isEqualTo(refused);
+					assertThat(new String(record.headers().lastHeader("kafka_dlt-exception-message").value(),
+							StandardCharsets.UTF_8)).contains("claim refused by a trigger");
+				});
+		}
+		finally {
+			this.jdbc.execute("DROP TRIGGER IF EXISTS it_refuse_claims");
+		}
+		assertThat(this.ledger.rows(group)).as("every other record once").isEqualTo(49);
+		assertThat(this.ledger.rows(group, refused)).isZero();
+		assertThat(this.ledger.doubleCredits(group)).isEmpty();
+	}
+
 	private double hits(String scope) {
 		return this.meters.counter(MicrometerClaimListener.CLAIMS, "scope", scope, "outcome", MicrometerClaimListener.HIT)
 			.count();
 	}
 
 	private Consumer<String, String> deadLetters() {
+		return deadLetters(POISON + ".DLT");
+	}
+
+	private Consumer<String, String> deadLetters(String topic) {
 		Map<String, Object> props = KafkaTestUtils.consumerProps(this.broker.getBrokersAsString(), RUN + "-dlt", false);
 		props.put("auto.offset.reset", "earliest");
 		Consumer<String, String> consumer = new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(),
 				new StringDeserializer()).createConsumer();
-		consumer.subscribe(List.of(POISON + ".DLT"));
+		consumer.subscribe(List.of(topic));
 		return consumer;
 	}
 
@@ -183,6 +225,13 @@ class BatchListenerIT {
 		@IdempotentListener(key = "#payload.substring(8)")
 		public void onPayloads(List<String> payloads) {
 			payloads.forEach((payload) -> this.ledger.credit(RUN + "-payloads", payload.substring(8), payload));
+		}
+
+		@KafkaListener(topics = REFUSED, groupId = "${it.run}-refused", containerFactory = "batchFactory",
+				properties = "max.poll.records=50")
+		@IdempotentListener
+		public void onRefused(List<ConsumerRecord<String, String>> records) {
+			records.forEach((record) -> this.ledger.credit(RUN + "-refused", record.key(), record.value()));
 		}
 
 		@KafkaListener(topics = POISON, groupId = "${it.run}-poison", containerFactory = "batchFactory",

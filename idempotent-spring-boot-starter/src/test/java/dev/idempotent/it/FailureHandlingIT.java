@@ -160,7 +160,9 @@ class FailureHandlingIT {
 				await().atMost(KafkaTestSupport.timeout()).until(() -> transientFailures.get() >= failuresBefore + 3);
 			}
 			finally {
-				run("start-stop-daemon", "--start", "--oknodo", "--background", "--exec", "/usr/sbin/mariadbd");
+				// the pid file tells this server from other mariadbd processes (a Galera cluster of other tests)
+				run("start-stop-daemon", "--start", "--oknodo", "--background", "--pidfile", "/run/mysqld/mysqld.pid",
+						"--exec", "/usr/sbin/mariadbd");
 				await().atMost(KafkaTestSupport.timeout()).ignoreExceptions().until(() -> this.ledger.rows(group) >= 0);
 			}
 			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(group, RESTART) == 0);

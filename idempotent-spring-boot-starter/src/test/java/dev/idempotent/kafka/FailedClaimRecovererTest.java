@@ -3,6 +3,7 @@ package dev.idempotent.kafka;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.idempotent.claim.ClaimCheckpoint;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.ClaimResult;
 import dev.idempotent.claim.ClaimStore;
@@ -31,6 +32,11 @@ class FailedClaimRecovererTest {
 			}
 
 			@Override
+			public ClaimCheckpoint checkpoint() {
+				return ClaimCheckpoint.NONE;
+			}
+
+			@Override
 			public void markFailed(ClaimRequest request, int attempts, String lastError) {
 			}
 		}, new DataSourceTransactionManager(TestDatabases.h2())));
@@ -56,6 +62,11 @@ class FailedClaimRecovererTest {
 			@Override
 			public ClaimResult claim(ClaimRequest request) {
 				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public ClaimCheckpoint checkpoint() {
+				return ClaimCheckpoint.NONE;
 			}
 
 			@Override
