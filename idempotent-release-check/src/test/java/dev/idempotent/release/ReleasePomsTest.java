@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ReleasePomsTest {
 
 	/** The modules published to Maven Central, the parent included. */
-	static final List<String> PUBLISHED = List.of(".", "idempotent-core", "idempotent-spring-boot-starter",
-			"idempotent-conformance");
+	static final List<String> PUBLISHED = List.of(".", "idempotent-core", "idempotent-kafka",
+			"idempotent-spring-boot-starter", "idempotent-conformance");
 
 	/** Modules built but never published. */
 	static final List<String> NOT_PUBLISHED = List.of("sample-ledger-app", "idempotent-benchmarks",
@@ -39,7 +39,8 @@ class ReleasePomsTest {
 	static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
 	@ParameterizedTest
-	@ValueSource(strings = { ".", "idempotent-core", "idempotent-spring-boot-starter", "idempotent-conformance" })
+	@ValueSource(strings = { ".", "idempotent-core", "idempotent-kafka", "idempotent-spring-boot-starter",
+			"idempotent-conformance" })
 	void aPublishedPomIsStandaloneAndCarriesTheMetadataCentralRequires(String module) throws Exception {
 		Path file = flattened(module);
 		String text = Files.readString(file);
@@ -67,7 +68,7 @@ class ReleasePomsTest {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "idempotent-core", "idempotent-spring-boot-starter" })
+	@ValueSource(strings = { "idempotent-core", "idempotent-kafka", "idempotent-spring-boot-starter" })
 	void noTestDependencyLeaksIntoAPublishedPomAndEveryVersionIsResolved(String module) throws Exception {
 		List<Element> dependencies = dependencies(parse(flattened(module)));
 
@@ -91,10 +92,14 @@ class ReleasePomsTest {
 				declaredOptional("idempotent-spring-boot-starter"));
 		assertThat(optional(dependencies, true)).contains("spring-boot-micrometer-metrics", "spring-boot-health",
 				"spring-boot-actuator-autoconfigure", "spring-boot-configuration-processor");
-		assertThat(optional(dependencies, false)).contains("idempotent-core", "spring-boot-starter-kafka",
+		assertThat(optional(dependencies, false)).contains("idempotent-kafka", "spring-boot-starter-kafka",
 				"spring-boot-starter-jdbc");
-		assertThat(optional(dependencies(parse(flattened("idempotent-core"))), true)).containsExactlyInAnyOrderElementsOf(
-				declaredOptional("idempotent-core"));
+		for (String module : List.of("idempotent-core", "idempotent-kafka")) {
+			assertThat(optional(dependencies(parse(flattened(module))), true)).as(module)
+				.containsExactlyInAnyOrderElementsOf(declaredOptional(module));
+		}
+		assertThat(optional(dependencies(parse(flattened("idempotent-kafka"))), false)).contains("idempotent-core",
+				"spring-kafka");
 	}
 
 	@Test
@@ -112,7 +117,8 @@ class ReleasePomsTest {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "idempotent-core", "idempotent-spring-boot-starter", "idempotent-conformance" })
+	@ValueSource(strings = { "idempotent-core", "idempotent-kafka", "idempotent-spring-boot-starter",
+			"idempotent-conformance" })
 	@EnabledIfSystemProperty(named = "idempotent.release", matches = "true")
 	void underTheReleaseProfileEachPublishedJarHasItsSourcesAndJavadocJars(String module) throws Exception {
 		Element project = parse(flattened(module)).getDocumentElement();

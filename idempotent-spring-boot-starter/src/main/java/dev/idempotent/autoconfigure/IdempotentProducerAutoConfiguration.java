@@ -1,6 +1,5 @@
 package dev.idempotent.autoconfigure;
 
-import dev.idempotent.producer.KeyHeaderProducerFactoryCustomizer;
 import dev.idempotent.producer.ProducerSettingsCheck;
 
 import org.springframework.beans.factory.ListableBeanFactory;

@@ -1,11 +1,10 @@
-package dev.idempotent.fastpath.redis;
+package dev.idempotent.autoconfigure;
 
 import java.time.Duration;
 
-import dev.idempotent.autoconfigure.IdempotentAutoConfiguration;
-import dev.idempotent.autoconfigure.IdempotentMetricsAutoConfiguration;
 import dev.idempotent.fastpath.FastPath;
 import dev.idempotent.fastpath.FastPathClaims;
+import dev.idempotent.fastpath.redis.RedisFastPath;
 import dev.idempotent.metrics.MicrometerFastPathListener;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.idempotent.fastpath.redis;
+package dev.idempotent.autoconfigure;
 
 import java.time.Duration;
 

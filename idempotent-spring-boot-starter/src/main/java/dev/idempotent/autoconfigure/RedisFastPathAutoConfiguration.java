@@ -1,17 +1,15 @@
-package dev.idempotent.fastpath.redis;
+package dev.idempotent.autoconfigure;
 
 import java.time.Duration;
 import java.util.Set;
 
-import dev.idempotent.autoconfigure.IdempotentAutoConfiguration;
-import dev.idempotent.autoconfigure.IdempotentProperties;
-import dev.idempotent.autoconfigure.IdempotentRetentionProperties;
 import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.fastpath.DatabaseOnlyHits;
 import dev.idempotent.fastpath.FastPath;
 import dev.idempotent.fastpath.FastPathClaims;
 import dev.idempotent.fastpath.FastPathListener;
+import dev.idempotent.fastpath.redis.RedisFastPath;
 import dev.idempotent.kafka.PolledRecordsInstaller;
 import dev.idempotent.metrics.MicrometerFastPathListener;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,10 +1,11 @@
-package dev.idempotent.producer;
+package dev.idempotent.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
+import dev.idempotent.producer.IdempotencyKeyProducerInterceptor;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.jspecify.annotations.Nullable;
 

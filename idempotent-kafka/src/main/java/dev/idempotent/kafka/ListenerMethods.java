@@ -12,7 +12,7 @@ import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.key.KeyValidator;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.convert.DurationStyle;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
@@ -144,7 +144,7 @@ public final class ListenerMethods {
 			return this.defaultLease;
 		}
 		try {
-			Duration lease = DurationStyle.detectAndParse(text);
+			Duration lease = DurationFormatterUtils.detectAndParse(text);
 			if (lease.isNegative() || lease.isZero()) {
 				throw new IllegalArgumentException("not positive");
 			}

@@ -1,8 +1,11 @@
-package dev.idempotent.producer;
+package dev.idempotent.autoconfigure;
 
 import java.util.List;
 
-import dev.idempotent.autoconfigure.IdempotentProducerAutoConfiguration;
+import dev.idempotent.producer.IdempotencyKeyProducerInterceptor;
+import dev.idempotent.producer.CountingProducerInterceptor;
+import dev.idempotent.producer.ProducerSettingsCheck;
+
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
