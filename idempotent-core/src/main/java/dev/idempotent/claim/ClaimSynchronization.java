@@ -30,6 +30,8 @@ final class ClaimSynchronization implements TransactionSynchronization {
 
 	private boolean workRan;
 
+	private boolean lost;
+
 	private boolean registered;
 
 	private boolean working;
@@ -89,6 +91,22 @@ final class ClaimSynchronization implements TransactionSynchronization {
 	void checkpoint(ClaimCheckpoint checkpoint) {
 		this.checkpoint = checkpoint;
 		this.workRan = true;
+	}
+
+	/**
+	 * Record that the check before the commit found the transaction rolled back.
+	 * @param lost whether it did
+	 */
+	void lost(boolean lost) {
+		this.lost = lost;
+	}
+
+	/**
+	 * Whether the check before the commit found the transaction rolled back without an error reaching the work.
+	 * @return whether it did
+	 */
+	boolean lost() {
+		return this.lost;
 	}
 
 	/**

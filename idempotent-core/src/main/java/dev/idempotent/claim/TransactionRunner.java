@@ -7,9 +7,12 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.core.Ordered;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Runs work in a transaction of a {@link PlatformTransactionManager}, driving it directly (begin, then commit or
@@ -28,10 +31,10 @@ final class TransactionRunner {
 
 	private final TransactionDefinition definition;
 
-	private final Predicate<RuntimeException> conflictAtCommit;
+	private final Predicate<Throwable> conflict;
 
 	/**
-	 * Create a runner whose commit failures are passed on as they are.
+	 * Create a runner whose failures are passed on as they are.
 	 * @param transactionManager the transaction manager, never {@code null}
 	 * @param definition the transaction's propagation and other attributes, never {@code null}
 	 */
@@ -43,14 +46,15 @@ final class TransactionRunner {
 	 * Create a runner.
 	 * @param transactionManager the transaction manager, never {@code null}
 	 * @param definition the transaction's propagation and other attributes, never {@code null}
-	 * @param conflictAtCommit tells the commit failures that are conflicts the database reports at COMMIT (see
-	 * {@link ClaimStore#isConflict}); they are thrown as {@link TransientClaimException}
+	 * @param conflict tells the failures the database raises when it rolls the transaction back for a conflict with
+	 * another transaction (see {@link ClaimStore#isConflict}); wherever they occur (the work, the flush, the steps
+	 * before the commit, the commit), they are thrown as {@link TransientClaimException}
 	 */
 	TransactionRunner(PlatformTransactionManager transactionManager, TransactionDefinition definition,
-			Predicate<RuntimeException> conflictAtCommit) {
+			Predicate<Throwable> conflict) {
 		this.transactionManager = transactionManager;
 		this.definition = definition;
-		this.conflictAtCommit = conflictAtCommit;
+		this.conflict = conflict;
 	}
 
 	/** Work that may throw anything. */
@@ -68,18 +72,21 @@ final class TransactionRunner {
 	 * @param work the work
 	 * @param <R> the work's result type
 	 * @return the work's result
-	 * @throws Throwable what the work threw (with a failed rollback as suppressed); a
-	 * {@link TransientClaimException} if the database refused the commit for a conflict (it rolled the transaction
-	 * back); a {@link org.springframework.transaction.TransactionException} if the transaction cannot begin or commit
+	 * @throws Throwable what the work threw (with a failed rollback as suppressed); a {@link TransientClaimException}
+	 * for a conflict the database resolved by rolling the transaction back; a
+	 * {@link org.springframework.transaction.TransactionException} if the transaction cannot begin or commit
 	 */
 	<R extends @Nullable Object> R run(Supplier<String> what, Work<R> work) throws Throwable {
 		return run(what, work, null);
 	}
 
 	/**
-	 * {@link #run(Supplier, Work)}, and once the work returned, still in the transaction: flush what its resources hold
-	 * back until the commit ({@link TransactionStatus#flush()}: a JPA persistence context, a MyBatis batch executor),
-	 * then run {@code beforeCommit}. A failure of either rolls the transaction back and is thrown.
+	 * {@link #run(Supplier, Work)}, and once the work returned: flush what the transaction's resources hold back until
+	 * the commit ({@link TransactionStatus#flush()}: a JPA persistence context), then run {@code beforeCommit} as the
+	 * last step before the commit, after every other {@code beforeCommit} callback of the transaction's synchronizations
+	 * (a MyBatis batch executor and {@code @TransactionalEventListener(phase = BEFORE_COMMIT)} methods write there); in
+	 * a joined transaction, that is when its owner commits it. A failure of either rolls the transaction back and is
+	 * thrown. Without transaction synchronization, {@code beforeCommit} runs right after the flush.
 	 * @param what describes the work for the DEBUG line of a failed rollback
 	 * @param work the work
 	 * @param beforeCommit the last step inside the transaction, or {@code null} for none (and no flush)
@@ -95,25 +102,55 @@ final class TransactionRunner {
 			result = work.run();
 			if (beforeCommit != null) {
 				status.flush();
-				beforeCommit.run();
+				runLast(beforeCommit);
 			}
 		}
 		catch (Throwable ex) {
 			rollback(status, ex, what);
-			throw ex;
+			throw classified(ex, what);
 		}
 		try {
 			this.transactionManager.commit(status);
 		}
 		catch (RuntimeException ex) {
-			if (this.conflictAtCommit.test(ex)) {
-				throw new TransientClaimException("The database refused to commit " + what.get() + " for a conflict it"
-						+ " reports at COMMIT (a cluster's certification failure, a serialization failure) and rolled it"
-						+ " back", ex);
-			}
-			throw ex;
+			// a callback before the commit failed (the transaction was rolled back), or the commit itself
+			throw classified(ex, what);
 		}
 		return result;
+	}
+
+	/**
+	 * Run a step after every {@code beforeCommit} callback registered so far: registered now, with the lowest precedence,
+	 * it comes last among the transaction's synchronizations, which Spring sorts by order and then by registration.
+	 */
+	private static void runLast(Runnable step) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+			step.run();
+			return;
+		}
+		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+			@Override
+			public int getOrder() {
+				return Ordered.LOWEST_PRECEDENCE;
+			}
+
+			@Override
+			public void beforeCommit(boolean readOnly) {
+				step.run();
+			}
+
+		});
+	}
+
+	/** A conflict the database resolved by rolling the transaction back as a transient failure; anything else as is. */
+	private Throwable classified(Throwable failure, Supplier<String> what) {
+		if (failure instanceof TransientClaimException || !this.conflict.test(failure)) {
+			return failure;
+		}
+		return new TransientClaimException("The database rolled back the transaction of " + what.get() + " for a"
+				+ " conflict with another transaction (a deadlock, another cluster node's transaction, a certification"
+				+ " failure at COMMIT); it runs again", failure);
 	}
 
 	private void rollback(TransactionStatus status, Throwable failure, Supplier<String> what) {

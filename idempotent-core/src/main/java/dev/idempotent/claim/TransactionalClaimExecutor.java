@@ -301,12 +301,7 @@ public class TransactionalClaimExecutor {
 			try {
 				R result = this.transaction.run(what, () -> {
 					outcomes.register();
-					try {
-						return outcomes.watching(() -> claimAndRun.run(outcomes));
-					}
-					catch (Throwable failure) {
-						throw conflictOrItself(failure, what);
-					}
+					return outcomes.watching(() -> claimAndRun.run(outcomes));
 				}, () -> requireClaimsHeld(outcomes, what));
 				if (!outcomes.registered()) {
 					// no transaction synchronization: committed if this executor began the transaction; if it joined
@@ -316,6 +311,14 @@ public class TransactionalClaimExecutor {
 				return result;
 			}
 			catch (TransientClaimException ex) {
+				if (outcomes.lost() && retries >= this.maxTransientRetries && !joined) {
+					// every run's transaction was ended unnoticed: something in the work or the database ends it each time
+					throw new ClaimTransactionLostException(what.get() + ": the database rolled back the transaction"
+							+ " of the claims on each of " + (retries + 1) + " runs without an error reaching the"
+							+ " application. Something in the work ends it (a ROLLBACK in a stored procedure or on the"
+							+ " connection, a DDL statement, a caught deadlock that recurs); the record fails as any"
+							+ " failing record does", ex);
+				}
 				if (joined || retries >= this.maxTransientRetries || (insideOther && outcomes.workRan())) {
 					throw ex;
 				}
@@ -329,28 +332,16 @@ public class TransactionalClaimExecutor {
 	}
 
 	/**
-	 * A failure of the claims or the work that is a conflict the database resolved by rolling the transaction back (a
-	 * deadlock victim, another cluster node's transaction): transient, the claims and the work run again. Anything else
-	 * is passed on as it is.
-	 */
-	private Throwable conflictOrItself(Throwable failure, Supplier<String> what) {
-		if (failure instanceof TransientClaimException || !this.store.isConflict(failure)) {
-			return failure;
-		}
-		return new TransientClaimException("The database rolled back the transaction of " + what.get() + " for a"
-				+ " conflict with another transaction (a deadlock, another cluster node's transaction); the claims and"
-				+ " the work run again", failure);
-	}
-
-	/**
-	 * Before the commit: the transaction must still hold the claims that made the work run. A transaction the database
-	 * rolled back without the work seeing an error is logged at WARN: something hid that error.
+	 * Right before the commit, after every other step the transaction takes before it: the transaction must still hold
+	 * the claims that made the work run. A transaction the database rolled back without the work seeing an error is
+	 * logged at WARN: something hid that error.
 	 */
 	private static void requireClaimsHeld(ClaimSynchronization outcomes, Supplier<String> what) {
 		try {
 			outcomes.requireClaimsHeld();
 		}
 		catch (TransientClaimException ex) {
+			outcomes.lost(true);
 			logger.warn("{}: {}", what.get(), ex.getMessage());
 			throw ex;
 		}

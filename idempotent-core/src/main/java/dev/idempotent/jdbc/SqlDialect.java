@@ -58,11 +58,23 @@ public enum SqlDialect {
 
 	private static final Set<String> TRANSIENT_STATES = Set.of("40001", "40P01", "55P03");
 
-	/** SQLStates of a transaction the database rolled back for a conflict: serialization failure, deadlock. */
+	/** PostgreSQL's SQLStates of a transaction it rolled back for a conflict: serialization failure, deadlock. */
 	private static final Set<String> CONFLICT_STATES = Set.of("40001", "40P01");
 
-	/** MySQL and MariaDB's deadlock (ER_LOCK_DEADLOCK). */
+	/**
+	 * MySQL and MariaDB's deadlock (ER_LOCK_DEADLOCK), which a Galera node also raises for a brute-force abort and a
+	 * certification failure.
+	 */
 	private static final int DEADLOCK = 1213;
+
+	/** MySQL and MariaDB's "record has changed since last read" (ER_CHECKREAD; MariaDB 11.6+ snapshot isolation). */
+	private static final int RECORD_CHANGED = 1020;
+
+	/** MySQL Group Replication's certification failure at COMMIT (ER_TRANSACTION_ROLLBACK_DURING_COMMIT). */
+	private static final int GROUP_REPLICATION_ROLLBACK = 3101;
+
+	/** H2's deadlock (it rolls the whole transaction back). */
+	private static final int H2_DEADLOCK = 40001;
 
 	private final String id;
 
@@ -289,14 +301,23 @@ public enum SqlDialect {
 	/**
 	 * Tell whether an exception is one the database raises when it rolls the whole transaction back for a conflict with
 	 * another transaction: a deadlock victim (MySQL and MariaDB 1213, which a Galera node also raises for a certification
-	 * failure or a brute-force abort; PostgreSQL 40P01; H2 40001), a serialization failure (40001). Lock-wait timeouts
-	 * (1205, 55P03, H2 50200) fail one statement and leave the transaction open: they are transient
-	 * ({@link #isTransient}) but no such conflict.
+	 * failure or a brute-force abort; PostgreSQL 40P01; H2 40001), a record changed since it was read under MariaDB's
+	 * snapshot isolation (1020), a certification failure of MySQL Group Replication (3101), a serialization failure
+	 * (PostgreSQL 40001). Lock-wait timeouts (1205, 55P03, H2 50200) fail one statement and leave the transaction open:
+	 * they are transient ({@link #isTransient}) but no such conflict. On MySQL and MariaDB only vendor codes count,
+	 * since mysql-connector-j gives a lock-wait timeout the SQLState of a deadlock.
 	 * @param ex the exception, never {@code null}
 	 * @return whether the database rolled the transaction back for a conflict
 	 */
 	public boolean isConflict(SQLException ex) {
-		return matches(ex, CONFLICT_STATES, isMySqlFamily() ? Set.of(DEADLOCK) : Set.of());
+		return switch (this) {
+			// by vendor code only: mysql-connector-j reports a lock-wait timeout (1205, the transaction stays open) with
+			// SQLState 40001 too
+			case MYSQL -> matches(ex, Set.of(), Set.of(DEADLOCK, RECORD_CHANGED, GROUP_REPLICATION_ROLLBACK));
+			case MARIADB -> matches(ex, Set.of(), Set.of(DEADLOCK, RECORD_CHANGED));
+			case POSTGRESQL -> matches(ex, CONFLICT_STATES, Set.of());
+			case H2 -> matches(ex, Set.of(), Set.of(H2_DEADLOCK));
+		};
 	}
 
 	private static boolean matches(SQLException ex, Set<String> states, Set<Integer> codes) {

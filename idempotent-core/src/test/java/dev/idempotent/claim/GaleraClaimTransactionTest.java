@@ -20,11 +20,13 @@ import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
 
+import ch.qos.logback.classic.Level;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.testsupport.GaleraCluster;
+import dev.idempotent.testsupport.LogRecorder;
 import dev.idempotent.testsupport.RecordingClaimListener;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -84,7 +86,7 @@ class GaleraClaimTransactionTest {
 		List<ClaimRequest> batch = IntStream.range(0, 20).mapToObj((i) -> request("order-" + i)).toList();
 		AtomicBoolean conflictSent = new AtomicBoolean();
 		ExecutorService otherNode = Executors.newSingleThreadExecutor();
-		try {
+		try (LogRecorder log = LogRecorder.of(TransactionalClaimExecutor.class.getName())) {
 			BatchOutcome<Void> outcome = executor.executeBatch(batch, (positions) -> {
 				Future<?> conflict = null;
 				if (conflictSent.compareAndSet(false, true)) {
@@ -104,6 +106,9 @@ class GaleraClaimTransactionTest {
 			});
 			assertThat(outcome.claimed()).as("the retry found order-7 claimed by node 1").hasSize(19);
 			assertThat(outcome.hits()).containsExactly(7);
+			assertThat(log.messages(Level.WARN)).as("the abort was hidden by the bulk INSERT, and found by the check")
+				.singleElement()
+				.satisfies((line) -> assertThat(line).contains("without an error reaching the application"));
 		}
 		finally {
 			otherNode.shutdownNow();

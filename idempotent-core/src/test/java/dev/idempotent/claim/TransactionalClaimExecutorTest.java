@@ -119,8 +119,9 @@ class TransactionalClaimExecutorTest {
 					catch (SQLException ex) {
 						throw new IllegalStateException(ex);
 					}
+					// H2's code for a conflict (a Galera node answers 1213 / 40001: GaleraListenersIT)
 					throw new TransactionSystemException("Could not commit JDBC transaction",
-							new SQLException("Deadlock found when trying to get lock", "40001", 1213));
+							new SQLException("Deadlock detected", "40001", 40001));
 				}
 				super.doCommit(status);
 			}
@@ -157,7 +158,7 @@ class TransactionalClaimExecutorTest {
 	}
 
 	@Test
-	void whatTheTransactionHoldsBackIsFlushedBeforeTheClaimIsCheckedAndTheCheckPrecedesTheCommit() throws Throwable {
+	void theClaimIsCheckedAfterTheFlushAndAfterEveryOtherStepBeforeTheCommit() throws Throwable {
 		List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
 		ClaimStore store = new FailingStore(0) {
 			@Override
@@ -169,7 +170,8 @@ class TransactionalClaimExecutorTest {
 		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(store, this.transactionManager, this.listener, 5);
 
 		executor.execute(request(), () -> {
-			// as a JPA persistence context or a MyBatis batch executor, which write at the flush
+			// as a JPA persistence context, which writes at the flush, and a MyBatis batch executor or a BEFORE_COMMIT
+			// event listener, which write when the commit begins
 			TransactionSynchronizationManager.registerSynchronization(new org.springframework.transaction.support.TransactionSynchronization() {
 				@Override
 				public void flush() {
@@ -185,7 +187,32 @@ class TransactionalClaimExecutorTest {
 			return null;
 		});
 
-		assertThat(events).containsExactly("checkpoint", "work", "flushed", "checked", "commit begins");
+		assertThat(events).containsExactly("checkpoint", "work", "flushed", "commit begins", "checked");
+	}
+
+	@Test
+	void aConflictRaisedByTheFlushRunsTheTransactionAgain() throws Throwable {
+		AtomicInteger runs = new AtomicInteger();
+		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(new JdbcClaimStore(TestDatabases.h2(),
+				TestDatabases.createClaimTable(TestDatabases.h2(), SqlDialect.H2), SqlDialect.H2, Clock.systemUTC()),
+				this.transactionManager, this.listener, 5);
+
+		ClaimOutcome<Integer> outcome = executor.execute(new ClaimRequest("flush", "order-1", null), () -> {
+			int run = runs.incrementAndGet();
+			if (run == 1) {
+				// as a JPA persistence context whose flush meets a deadlock
+				TransactionSynchronizationManager.registerSynchronization(new org.springframework.transaction.support.TransactionSynchronization() {
+					@Override
+					public void flush() {
+						throw new org.springframework.dao.CannotAcquireLockException("flush",
+								new SQLException("Deadlock detected", "40001", 40001));
+					}
+				});
+			}
+			return run;
+		});
+
+		assertThat(outcome).isEqualTo(new ClaimOutcome.Processed<>(2, false));
 	}
 
 	@Test

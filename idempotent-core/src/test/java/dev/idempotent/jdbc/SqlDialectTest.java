@@ -5,6 +5,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.SQLIntegrityConstraintViolationException;
 import java.sql.SQLTransactionRollbackException;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,6 +14,27 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SqlDialectTest {
+
+	@Test
+	void aConflictIsAFailureForWhichTheDatabaseRolledTheWholeTransactionBack() {
+		SQLException deadlock = new SQLTransactionRollbackException("Deadlock found", "40001", 1213);
+		// mysql-connector-j's lock-wait timeout: SQLState 40001, but the transaction stays open
+		SQLException lockWaitTimeout = new SQLTransactionRollbackException("Lock wait timeout exceeded", "40001", 1205);
+		SQLException recordChanged = new SQLException("Record has changed since last read", "HY000", 1020);
+		SQLException groupReplication = new SQLException("Plugin instructed the server to rollback", "40000", 3101);
+		for (SqlDialect dialect : List.of(SqlDialect.MARIADB, SqlDialect.MYSQL)) {
+			assertThat(dialect.isConflict(deadlock)).as(dialect + " deadlock").isTrue();
+			assertThat(dialect.isConflict(recordChanged)).as(dialect + " 1020").isTrue();
+			assertThat(dialect.isConflict(lockWaitTimeout)).as(dialect + " lock-wait timeout").isFalse();
+			assertThat(dialect.isTransient(lockWaitTimeout)).as(dialect + " lock-wait timeout").isTrue();
+		}
+		assertThat(SqlDialect.MYSQL.isConflict(groupReplication)).isTrue();
+		assertThat(SqlDialect.POSTGRESQL.isConflict(new SQLException("could not serialize access", "40001"))).isTrue();
+		assertThat(SqlDialect.POSTGRESQL.isConflict(new SQLException("deadlock detected", "40P01"))).isTrue();
+		assertThat(SqlDialect.POSTGRESQL.isConflict(new SQLException("lock not available", "55P03"))).isFalse();
+		assertThat(SqlDialect.H2.isConflict(new SQLException("Deadlock detected", "40001", 40001))).isTrue();
+		assertThat(SqlDialect.H2.isConflict(new SQLException("Timeout trying to lock table", "HYT00", 50200))).isFalse();
+	}
 
 	@Test
 	void mysqlFamilyRecognisesDuplicatesByVendorCodeNotMessage() {

@@ -5,6 +5,7 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
 
 import dev.idempotent.claim.ClaimInProgressException;
+import dev.idempotent.claim.ClaimTransactionLostException;
 import dev.idempotent.claim.TransientClaimException;
 
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -36,6 +37,9 @@ public final class TransientFailures {
 	 */
 	public static boolean isTransient(Throwable failure) {
 		for (Throwable t = failure; t != null; t = (t.getCause() != t) ? t.getCause() : null) {
+			if (t instanceof ClaimTransactionLostException) {
+				return false; // transient on each run, but every run failed the same way: a failure of the record
+			}
 			if (t instanceof TransientClaimException || t instanceof ClaimInProgressException
 					|| t instanceof DataAccessResourceFailureException || t instanceof TransientDataAccessResourceException
 					|| t instanceof RecoverableDataAccessException || t instanceof CannotCreateTransactionException

@@ -3,6 +3,8 @@ package dev.idempotent.kafka;
 import java.sql.SQLIntegrityConstraintViolationException;
 import java.sql.SQLNonTransientConnectionException;
 
+import dev.idempotent.claim.ClaimTransactionLostException;
+import dev.idempotent.claim.TransientClaimException;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.transaction.TransactionSystemException;
@@ -19,6 +21,16 @@ class TransientFailuresTest {
 				new SQLNonTransientConnectionException("(conn=42) Connection reset", "08000"));
 
 		assertThat(TransientFailures.isTransient(commitFailure)).isTrue();
+	}
+
+	@Test
+	void aClaimTransactionLostOnEveryRunIsAFailureOfTheRecordThoughEachRunWasTransient() {
+		TransientClaimException lastRun = new TransientClaimException("rolled back without an error reaching the"
+				+ " application", new java.sql.SQLException("savepoint gone", "42000", 1305));
+
+		assertThat(TransientFailures.isTransient(lastRun)).isTrue();
+		assertThat(TransientFailures.isTransient(new org.springframework.kafka.listener.ListenerExecutionFailedException(
+				"listener failed", new ClaimTransactionLostException("lost on each of 6 runs", lastRun)))).isFalse();
 	}
 
 	@Test
