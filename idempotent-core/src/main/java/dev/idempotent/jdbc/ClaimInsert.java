@@ -89,6 +89,7 @@ final class ClaimInsert {
 	}
 
 	private boolean returnedRow(PreparedStatement ps, ClaimRequest request) throws SQLException {
+		noCursor(ps);
 		// execute, not executeQuery: mysql-connector-j refuses executeQuery for an INSERT, even with RETURNING
 		if (!ps.execute()) {
 			throw new IllegalStateException("The claim INSERT ... RETURNING returned no result set");
@@ -106,6 +107,15 @@ final class ClaimInsert {
 		// longer than its column, a value out of range): the inserted row's warnings tell
 		requireNoWarnings(ps, request);
 		return true;
+	}
+
+	/**
+	 * Read the rows an {@code INSERT ... RETURNING} returns at once, never through a server-side cursor: under
+	 * {@code useCursorFetch=true} (a fetch size above 0), mysql-connector-j 9.4 (Spring Boot 3.5's) waits forever for
+	 * the rows of such an INSERT that returned none, which is every hit (9.7 does not).
+	 */
+	static void noCursor(PreparedStatement ps) throws SQLException {
+		ps.setFetchSize(0);
 	}
 
 	private boolean countedRow(PreparedStatement ps, ClaimRequest request) throws SQLException {

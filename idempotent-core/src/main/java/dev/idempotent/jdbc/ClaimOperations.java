@@ -172,6 +172,7 @@ final class ClaimOperations {
 		Set<ClaimRequest> inserted = new HashSet<>();
 		String verb = Objects.requireNonNull(this.dialect.skippingInsertVerb(), "a dialect with a skipping INSERT");
 		try (PreparedStatement ps = connection.prepareStatement(this.sql.insertSkipping(verb, chunk.size()))) {
+			ClaimInsert.noCursor(ps);
 			bindRows(ps, chunk, now);
 			// execute, not executeQuery: mysql-connector-j refuses executeQuery for an INSERT, even with RETURNING
 			if (!ps.execute()) {

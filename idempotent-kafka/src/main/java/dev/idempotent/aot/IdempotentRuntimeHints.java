@@ -45,7 +45,17 @@ public class IdempotentRuntimeHints implements RuntimeHintsRegistrar {
 					MemberCategory.INVOKE_PUBLIC_METHODS)
 			.registerType(TypeReference.of("dev.idempotent.kafka.HeadersView"), MemberCategory.INVOKE_PUBLIC_METHODS)
 			.registerType(TypeReference.of("dev.idempotent.kafka.PolledRecords"),
-					MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
+					MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS)
+			// ConsumerRecords with the poll's next offsets, where kafka-clients has them (4.x; see BatchParameters)
+			.registerType(TypeReference.of("org.apache.kafka.clients.consumer.ConsumerRecords"),
+					MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS, MemberCategory.INVOKE_PUBLIC_METHODS)
+			// the fields spring-kafka 3.3 has no public getter for (see ListenerInterceptors)
+			.registerType(TypeReference.of("org.springframework.kafka.config.AbstractKafkaListenerContainerFactory"),
+					MemberCategory.DECLARED_FIELDS)
+			.registerType(TypeReference.of("org.springframework.kafka.listener.AbstractMessageListenerContainer"),
+					MemberCategory.DECLARED_FIELDS);
+		// the producer that captures outputs (CapturingProducer)
+		hints.proxies().registerJdkProxy(TypeReference.of("org.apache.kafka.clients.producer.Producer"));
 	}
 
 }

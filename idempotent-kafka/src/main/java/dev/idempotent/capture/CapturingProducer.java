@@ -1,22 +1,15 @@
 package dev.idempotent.capture;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.Future;
 
-import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.metrics.KafkaMetric;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,24 +20,55 @@ import org.slf4j.LoggerFactory;
  * the wrapped producer unchanged. The first record sent on a thread that expects a {@link PendingReply} (none is open
  * under a claim there) is spring-kafka's reply: it is sent with the reply's stored bytes. Thread-safe as the wrapped
  * producer is.
+ * <p>The producer is a {@link Proxy} of kafka-clients' {@link Producer} interface, so that it implements the methods
+ * of every supported kafka-clients version (3.9 and 4.x add and remove some), passing all but {@code send} on.
  */
-final class CapturingProducer<K, V> implements Producer<K, V> {
+final class CapturingProducer<K, V> implements InvocationHandler {
 
 	private static final Logger logger = LoggerFactory.getLogger(CapturingProducer.class);
 
 	private final Producer<K, V> delegate;
 
-	CapturingProducer(Producer<K, V> delegate) {
+	private CapturingProducer(Producer<K, V> delegate) {
 		this.delegate = delegate;
 	}
 
-	@Override
-	public Future<RecordMetadata> send(ProducerRecord<K, V> record) {
-		return send(record, null);
+	/**
+	 * Wrap a producer.
+	 * @param delegate the producer that sends
+	 * @param <K> the key type
+	 * @param <V> the value type
+	 * @return the capturing producer
+	 */
+	@SuppressWarnings("unchecked")
+	static <K, V> Producer<K, V> wrap(Producer<K, V> delegate) {
+		return (Producer<K, V>) Proxy.newProxyInstance(Producer.class.getClassLoader(), new Class<?>[] { Producer.class },
+				new CapturingProducer<>(delegate));
 	}
 
 	@Override
-	public Future<RecordMetadata> send(ProducerRecord<K, V> record, @Nullable Callback callback) {
+	@SuppressWarnings("unchecked")
+	public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] arguments) throws Throwable {
+		if (method.getName().equals("send") && arguments != null && arguments.length >= 1) {
+			return send((ProducerRecord<K, V>) arguments[0], (arguments.length > 1) ? (Callback) arguments[1] : null);
+		}
+		if (method.getDeclaringClass() == Object.class) {
+			// equals, hashCode and toString: the only methods of Object a proxy passes on
+			return switch (method.getName()) {
+				case "equals" -> arguments != null && proxy == arguments[0];
+				case "hashCode" -> System.identityHashCode(proxy);
+				default -> "CapturingProducer[" + this.delegate + "]";
+			};
+		}
+		try {
+			return method.invoke(this.delegate, arguments);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	private Future<RecordMetadata> send(ProducerRecord<K, V> record, @Nullable Callback callback) {
 		Capture capture = Capture.current();
 		if (SerializedSlot.replaying()) {
 			return this.delegate.send(record, callback);
@@ -87,72 +111,6 @@ final class CapturingProducer<K, V> implements Producer<K, V> {
 			PendingReply.failed(ex);
 			throw ex;
 		}
-	}
-
-	@Override
-	public void initTransactions() {
-		this.delegate.initTransactions();
-	}
-
-	@Override
-	public void beginTransaction() {
-		this.delegate.beginTransaction();
-	}
-
-	@Override
-	public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets,
-			ConsumerGroupMetadata groupMetadata) {
-		this.delegate.sendOffsetsToTransaction(offsets, groupMetadata);
-	}
-
-	@Override
-	public void commitTransaction() {
-		this.delegate.commitTransaction();
-	}
-
-	@Override
-	public void abortTransaction() {
-		this.delegate.abortTransaction();
-	}
-
-	@Override
-	public void registerMetricForSubscription(KafkaMetric metric) {
-		this.delegate.registerMetricForSubscription(metric);
-	}
-
-	@Override
-	public void unregisterMetricFromSubscription(KafkaMetric metric) {
-		this.delegate.unregisterMetricFromSubscription(metric);
-	}
-
-	@Override
-	public void flush() {
-		this.delegate.flush();
-	}
-
-	@Override
-	public List<PartitionInfo> partitionsFor(String topic) {
-		return this.delegate.partitionsFor(topic);
-	}
-
-	@Override
-	public Map<MetricName, ? extends Metric> metrics() {
-		return this.delegate.metrics();
-	}
-
-	@Override
-	public Uuid clientInstanceId(Duration timeout) {
-		return this.delegate.clientInstanceId(timeout);
-	}
-
-	@Override
-	public void close() {
-		this.delegate.close();
-	}
-
-	@Override
-	public void close(Duration timeout) {
-		this.delegate.close(timeout);
 	}
 
 }

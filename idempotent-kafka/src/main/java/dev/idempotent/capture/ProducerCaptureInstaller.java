@@ -73,7 +73,7 @@ public final class ProducerCaptureInstaller implements BeanPostProcessor {
 				configs.get(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG), configs, false, factory.isConfigureSerializers());
 		factory.setKeySerializerSupplier(() -> new CapturingSerializer<>(keys.get(), true, this.maxBytes));
 		factory.setValueSerializerSupplier(() -> new CapturingSerializer<>(values.get(), false, this.maxBytes));
-		factory.addPostProcessor(CapturingProducer::new);
+		factory.addPostProcessor(CapturingProducer::wrap);
 	}
 
 	/**

@@ -271,8 +271,7 @@ final class BatchParameters {
 					(partition) -> new ArrayList<>())
 				.add(consumerRecord);
 		}
-		Map<TopicPartition, OffsetAndMetadata> nextOffsets = (original != null) ? original.nextOffsets() : Map.of();
-		return new ConsumerRecords(byPartition, nextOffsets);
+		return NextOffsets.consumerRecords(byPartition, original);
 	}
 
 	/**

@@ -230,7 +230,7 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 			return "its container adds the delivery attempt header (deliveryAttemptHeader), which a batch container"
 					+ " does not";
 		}
-		RecordInterceptor<?, ?> interceptor = container.getRecordInterceptor();
+		RecordInterceptor<?, ?> interceptor = ListenerInterceptors.record(container);
 		if (interceptor != null && !(interceptor instanceof RecordCapturingInterceptor)) {
 			return "its container factory has a record interceptor of the application's, which a batch container does"
 					+ " not call";

@@ -26,14 +26,14 @@ public final class RecordCaptureInstaller implements BeanPostProcessor {
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (bean instanceof AbstractKafkaListenerContainerFactory factory) {
-			RecordInterceptor existing = factory.getRecordInterceptor();
+			RecordInterceptor existing = ListenerInterceptors.record(factory);
 			if (existing instanceof RecordCapturingInterceptor) {
 				return bean;
 			}
 			RecordCapturingInterceptor capture = new RecordCapturingInterceptor<>();
 			factory.setRecordInterceptor((existing != null) ? new CompositeRecordInterceptor(existing, capture)
 					: capture);
-			BatchInterceptor existingBatch = factory.getBatchInterceptor();
+			BatchInterceptor existingBatch = ListenerInterceptors.batch(factory);
 			factory.setBatchInterceptor((existingBatch != null) ? new CompositeBatchInterceptor(existingBatch, capture)
 					: capture);
 			decorateRecordFilter(factory);

@@ -56,7 +56,7 @@ class IdempotentRuntimeHintsTest {
 		RuntimeHints hints = new RuntimeHints();
 		new IdempotentRuntimeHints().registerHints(hints, getClass().getClassLoader());
 
-		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(BaseConnection.class, "getTransactionState"))
+		assertThat(RuntimeHintsPredicates.reflection().onMethod(BaseConnection.class, "getTransactionState").invoke())
 			.accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onType(ConsumerRecord.class)
@@ -67,6 +67,11 @@ class IdempotentRuntimeHintsTest {
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onType(dev.idempotent.kafka.PolledRecords.class)
 			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.proxies().forInterfaces(org.apache.kafka.clients.producer.Producer.class))
+			.as("the producer that captures outputs").accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(org.springframework.kafka.config.AbstractKafkaListenerContainerFactory.class)
+			.withMemberCategory(MemberCategory.DECLARED_FIELDS)).as("its interceptors, read from their fields").accepts(hints);
 	}
 
 	@Test
@@ -88,11 +93,11 @@ class IdempotentRuntimeHintsTest {
 		contribution.applyTo(generation, mock(BeanRegistrationCode.class));
 
 		RuntimeHints hints = generation.getRuntimeHints();
-		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(LedgerListener.class, "onPaid")).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethod(LedgerListener.class, "onPaid").invoke()).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onType(Paid.class)
 			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_METHODS)).accepts(hints);
-		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(LedgerListener.class, "helper")).rejects(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethod(LedgerListener.class, "helper").invoke()).rejects(hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(String.class)).rejects(hints);
 		assertThat(processor.processAheadOfTime(RegisteredBean.of(beanFactory, "plain"))).isNull();
 	}

@@ -59,7 +59,7 @@ class BatchParametersTest {
 	}
 
 	@Test
-	void consumerRecordsAreRebuiltWithTheSelectedRecordsAndTheNextOffsets() {
+	void consumerRecordsAreRebuiltWithTheSelectedRecordsAndTheNextOffsetsWhereKafkaClientsHasThem() throws Exception {
 		BatchParameters parameters = BatchParameters.of(method("consumerRecords"));
 		assertThat(parameters.kind()).isEqualTo(BatchParameters.Kind.CONSUMER_RECORDS);
 		TopicPartition p0 = new TopicPartition("t", 0);
@@ -68,7 +68,11 @@ class BatchParametersTest {
 		ConsumerRecord<String, String> b = new ConsumerRecord<>("t", 1, 7, "b", "vb");
 		ConsumerRecord<String, String> c = new ConsumerRecord<>("t", 1, 8, "c", "vc");
 		Map<TopicPartition, OffsetAndMetadata> next = Map.of(p0, new OffsetAndMetadata(6), p1, new OffsetAndMetadata(9));
-		ConsumerRecords<String, String> records = new ConsumerRecords<>(Map.of(p0, List.of(a), p1, List.of(b, c)), next);
+		Map<TopicPartition, List<ConsumerRecord<String, String>>> polled = Map.of(p0, List.of(a), p1, List.of(b, c));
+		java.lang.reflect.Constructor<?> withNextOffsets = nextOffsetsConstructor();
+		@SuppressWarnings("unchecked")
+		ConsumerRecords<String, String> records = (withNextOffsets != null)
+				? (ConsumerRecords<String, String>) withNextOffsets.newInstance(polled, next) : new ConsumerRecords<>(polled);
 		Object[] arguments = { records };
 		assertThat(parameters.records(arguments)).hasSize(3);
 		Object[] selected = parameters.select(arguments, parameters.elements(arguments),
@@ -78,7 +82,19 @@ class BatchParametersTest {
 		assertThat(cut.count()).isEqualTo(2);
 		assertThat(cut.records(p0)).containsExactly(a);
 		assertThat(cut.records(p1)).containsExactly(c);
-		assertThat(cut.nextOffsets()).isEqualTo(next);
+		if (withNextOffsets != null) {
+			assertThat(ConsumerRecords.class.getMethod("nextOffsets").invoke(cut)).isEqualTo(next);
+		}
+	}
+
+	/** kafka-clients 4's constructor with the poll's next offsets; {@code null} on 3.9. */
+	private static java.lang.reflect.@org.jspecify.annotations.Nullable Constructor<?> nextOffsetsConstructor() {
+		try {
+			return ConsumerRecords.class.getConstructor(Map.class, Map.class);
+		}
+		catch (NoSuchMethodException ex) {
+			return null;
+		}
 	}
 
 	@Test

@@ -330,7 +330,7 @@ class DeferredAcknowledgmentTest {
 		for (int i = 0; i < count; i++) {
 			records.add(new ConsumerRecord<>("orders", 0, i, "key-" + i, "value-" + i));
 		}
-		return new ConsumerRecords<>(Map.of(new TopicPartition("orders", 0), records), Map.of());
+		return new ConsumerRecords<>(Map.of(new TopicPartition("orders", 0), records));
 	}
 
 	private static ConsumerRecord<?, ?> at(ConsumerRecords<String, String> polled, int offset) {

@@ -64,7 +64,7 @@ class PolledRecordsTest {
 
 	private static ConsumerRecords<Object, Object> poll() {
 		TopicPartition partition = new TopicPartition("t", 0);
-		return new ConsumerRecords<>(Map.of(partition, List.of(new ConsumerRecord<>("t", 0, 0, "k", "v"))), Map.of());
+		return new ConsumerRecords<>(Map.of(partition, List.of(new ConsumerRecord<>("t", 0, 0, "k", "v"))));
 	}
 
 }
