@@ -45,6 +45,8 @@ import org.springframework.kafka.transaction.KafkaAwareTransactionManager;
  * accepted; one set on the factory that is not a bean → refused. Batch listeners under a Kafka transaction are
  * refused: spring-kafka's after-rollback processor recovers a whole failed batch, not the failing record.</li>
  * </ul>
+ * Refused as well: a factory of Kafka share-group containers (the starter supports consumer groups only), and
+ * {@code asyncAcks} on a spring-kafka that never retries a record failed under it ({@link AsyncAcksRetries}).
  * Listener beans created later (lazy, prototype) are not seen. Not thread-safe; called once by Spring Kafka.
  *
  * @since 0.1.0
@@ -54,6 +56,9 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 	private static final Logger logger = LoggerFactory.getLogger(ContainerFactoryGuard.class);
 
 	private static final String PROBE_TOPIC = "idempotent-container-factory-probe";
+
+	/** spring-kafka's factory of Kafka share-group (KIP-932) containers, from spring-kafka 4.0. */
+	static final String SHARE_FACTORY = "org.springframework.kafka.config.ShareKafkaListenerContainerFactory";
 
 	private final Supplier<ListenerMethods> methods;
 
@@ -87,11 +92,28 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 	}
 
 	private void guard(String name, ListenerMethod method) {
+		if (this.beanFactory.containsBean(name) && isShareGroupFactory(this.beanFactory.getBean(name))) {
+			throw new IllegalStateException("Container factory '" + name + "' runs Kafka share-group consumers"
+					+ " (KIP-932), which the starter does not support: " + method + " would run without its guarantee."
+					+ " A share group acknowledges each record to the broker (accept, release, reject) instead of"
+					+ " committing offsets, and redelivers a record to another consumer when its acquisition lock"
+					+ " times out, even while the first one still works on it; the starter's acknowledgment, retry and"
+					+ " dead-letter handling are built for consumer groups. Run this listener on a consumer-group"
+					+ " factory (ConcurrentKafkaListenerContainerFactory), or remove @IdempotentListener from it.");
+		}
 		if (!this.beanFactory.containsBean(name)
 				|| !(this.beanFactory.getBean(name) instanceof AbstractKafkaListenerContainerFactory<?, ?, ?> factory)) {
 			return;
 		}
 		AbstractMessageListenerContainer<?, ?> probe = probe(name, factory);
+		if (probe.getContainerProperties().isAsyncAcks() && !AsyncAcksRetries.supported()) {
+			throw new IllegalStateException("Container factory '" + name + "' has asyncAcks on, and on spring-kafka "
+					+ AsyncAcksRetries.springKafkaVersion() + " a record that fails under asyncAcks is never retried and"
+					+ " the consumer's partitions stop for good: the container keeps waiting for the failed record's"
+					+ " acknowledgment (fixed in spring-kafka 4.0.4). " + method + " would stall at its first failure."
+					+ " Turn asyncAcks off (spring.kafka.listener.async-acks=false, or setAsyncAcks(false) on the"
+					+ " factory's container properties), or upgrade to spring-kafka 4.0.4 or later.");
+		}
 		if (kafkaTransactionManager(probe.getContainerProperties()) == null) {
 			guardErrorHandler(name, factory, probe);
 		}
@@ -105,6 +127,15 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 			}
 			guardAfterRollbackProcessor(name, factory, probe, probe(name, factory));
 		}
+	}
+
+	private static boolean isShareGroupFactory(Object factory) {
+		for (Class<?> type = factory.getClass(); type != null; type = type.getSuperclass()) {
+			if (SHARE_FACTORY.equals(type.getName())) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** A container of the factory, with its settings and container customizer applied; never started. */

@@ -30,7 +30,8 @@ class ReleasePomsTest {
 
 	/** The modules published to Maven Central, the parent included. */
 	static final List<String> PUBLISHED = List.of(".", "idempotent-core", "idempotent-kafka",
-			"idempotent-spring-boot-starter", "idempotent-conformance");
+			"idempotent-spring-boot-autoconfigure", "idempotent-spring-boot-starter", "idempotent-spring-boot3-starter",
+			"idempotent-conformance");
 
 	/** Modules built but never published. */
 	static final List<String> NOT_PUBLISHED = List.of("sample-ledger-app", "idempotent-benchmarks",
@@ -39,8 +40,8 @@ class ReleasePomsTest {
 	static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
 	@ParameterizedTest
-	@ValueSource(strings = { ".", "idempotent-core", "idempotent-kafka", "idempotent-spring-boot-starter",
-			"idempotent-conformance" })
+	@ValueSource(strings = { ".", "idempotent-core", "idempotent-kafka", "idempotent-spring-boot-autoconfigure",
+			"idempotent-spring-boot-starter", "idempotent-spring-boot3-starter", "idempotent-conformance" })
 	void aPublishedPomIsStandaloneAndCarriesTheMetadataCentralRequires(String module) throws Exception {
 		Path file = flattened(module);
 		String text = Files.readString(file);
@@ -68,7 +69,8 @@ class ReleasePomsTest {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "idempotent-core", "idempotent-kafka", "idempotent-spring-boot-starter" })
+	@ValueSource(strings = { "idempotent-core", "idempotent-kafka", "idempotent-spring-boot-autoconfigure",
+			"idempotent-spring-boot-starter", "idempotent-spring-boot3-starter" })
 	void noTestDependencyLeaksIntoAPublishedPomAndEveryVersionIsResolved(String module) throws Exception {
 		List<Element> dependencies = dependencies(parse(flattened(module)));
 
@@ -91,10 +93,13 @@ class ReleasePomsTest {
 		assertThat(optional(dependencies, true)).containsExactlyInAnyOrderElementsOf(
 				declaredOptional("idempotent-spring-boot-starter"));
 		assertThat(optional(dependencies, true)).contains("spring-boot-micrometer-metrics", "spring-boot-health",
-				"spring-boot-actuator-autoconfigure", "spring-boot-configuration-processor");
-		assertThat(optional(dependencies, false)).contains("idempotent-kafka", "spring-boot-starter-kafka",
-				"spring-boot-starter-jdbc");
-		for (String module : List.of("idempotent-core", "idempotent-kafka")) {
+				"spring-boot-actuator-autoconfigure");
+		assertThat(optional(dependencies, false)).contains("idempotent-spring-boot-autoconfigure",
+				"spring-boot-starter-kafka", "spring-boot-starter-jdbc");
+		assertThat(optional(dependencies(parse(flattened("idempotent-spring-boot3-starter"))), false)).contains(
+				"idempotent-spring-boot-autoconfigure", "spring-kafka", "spring-boot-starter-jdbc");
+		for (String module : List.of("idempotent-core", "idempotent-kafka", "idempotent-spring-boot-autoconfigure",
+				"idempotent-spring-boot3-starter")) {
 			assertThat(optional(dependencies(parse(flattened(module))), true)).as(module)
 				.containsExactlyInAnyOrderElementsOf(declaredOptional(module));
 		}
@@ -117,8 +122,8 @@ class ReleasePomsTest {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "idempotent-core", "idempotent-kafka", "idempotent-spring-boot-starter",
-			"idempotent-conformance" })
+	@ValueSource(strings = { "idempotent-core", "idempotent-kafka", "idempotent-spring-boot-autoconfigure",
+			"idempotent-spring-boot-starter", "idempotent-spring-boot3-starter", "idempotent-conformance" })
 	@EnabledIfSystemProperty(named = "idempotent.release", matches = "true")
 	void underTheReleaseProfileEachPublishedJarHasItsSourcesAndJavadocJars(String module) throws Exception {
 		Element project = parse(flattened(module)).getDocumentElement();

@@ -6,9 +6,6 @@ import dev.idempotent.kafka.IdempotentListener;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -22,10 +19,15 @@ import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.CommonLoggingErrorHandler;
+import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.transaction.KafkaTransactionManager;
 
+import static dev.idempotent.testsupport.BootLine.ASYNC_ACKS;
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE;
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE_TRANSACTION_MANAGER;
+import static dev.idempotent.testsupport.BootLine.KAFKA;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -35,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ContainerFactoryGuardTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(DATA_SOURCE,
+				DATA_SOURCE_TRANSACTION_MANAGER, KAFKA,
 				IdempotentAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:guard;MODE=MySQL;DB_CLOSE_DELAY=-1",
 				"spring.kafka.bootstrap-servers=127.0.0.1:9", "idempotent.jdbc.initialize-schema=always");
@@ -113,6 +115,20 @@ class ContainerFactoryGuardTest {
 				.hasMessageContaining("not a bean"));
 	}
 
+	@Test
+	void asyncAcksIsRefusedOnlyOnSpringKafka3WhereAFailedRecordStopsItsPartition() {
+		this.runner.withUserConfiguration(HandBuiltAsyncAcks.class).run((context) -> {
+			if (ASYNC_ACKS) {
+				assertThat(context).hasNotFailed();
+			}
+			else {
+				assertThat(context).getFailure()
+					.hasMessageContaining("Container factory 'myFactory' has asyncAcks on, and on spring-kafka 3.3.")
+					.hasMessageContaining("Turn asyncAcks off");
+			}
+		});
+	}
+
 	private static AbstractMessageListenerContainer<?, ?> container(KafkaListenerEndpointRegistry registry) {
 		return (AbstractMessageListenerContainer<?, ?>) registry.getListenerContainer("hand");
 	}
@@ -124,6 +140,25 @@ class ContainerFactoryGuardTest {
 		ConcurrentKafkaListenerContainerFactory<String, String> myFactory(ConsumerFactory<String, String> consumerFactory) {
 			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
 			factory.setConsumerFactory(consumerFactory);
+			return factory;
+		}
+
+		@Bean
+		HandBuiltListener handBuiltListener() {
+			return new HandBuiltListener();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HandBuiltAsyncAcks {
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<String, String> myFactory(ConsumerFactory<String, String> consumerFactory) {
+			ConcurrentKafkaListenerContainerFactory<String, String> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			factory.setConsumerFactory(consumerFactory);
+			factory.getContainerProperties().setAckMode(ContainerProperties.AckMode.MANUAL);
+			factory.getContainerProperties().setAsyncAcks(true);
 			return factory;
 		}
 

@@ -24,13 +24,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.aop.framework.Advised;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -52,14 +49,18 @@ import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.interceptor.TransactionInterceptor;
 
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE;
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE_TRANSACTION_MANAGER;
+import static dev.idempotent.testsupport.BootLine.FLYWAY;
+import static dev.idempotent.testsupport.BootLine.KAFKA;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @ExtendWith(OutputCaptureExtension.class)
 class IdempotentAutoConfigurationTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(DATA_SOURCE,
+				DATA_SOURCE_TRANSACTION_MANAGER, KAFKA,
 				IdempotentAutoConfiguration.class, IdempotentMetricsAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:autoconfig;MODE=MySQL;DB_CLOSE_DELAY=-1",
 				"spring.kafka.bootstrap-servers=127.0.0.1:9");
@@ -117,7 +118,7 @@ class IdempotentAutoConfigurationTest {
 
 	@Test
 	void createsAndChecksTheTableAfterFlywayMigrations() {
-		this.runner.withConfiguration(AutoConfigurations.of(FlywayAutoConfiguration.class))
+		this.runner.withConfiguration(AutoConfigurations.of(FLYWAY))
 			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:flyway;MODE=MySQL;DB_CLOSE_DELAY=-1",
 					"spring.flyway.locations=classpath:db/flyway-test", "idempotent.jdbc.initialize-schema=always")
 			.run((context) -> {
@@ -171,7 +172,8 @@ class IdempotentAutoConfigurationTest {
 			UserKafkaHooks hooks = context.getBean(UserKafkaHooks.class);
 			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = context
 				.getBean(ConcurrentKafkaListenerContainerFactory.class);
-			RecordInterceptor<Object, Object> interceptor = factory.getRecordInterceptor();
+			RecordInterceptor<Object, Object> interceptor = (RecordInterceptor<Object, Object>) new DirectFieldAccessor(
+					factory).getPropertyValue("recordInterceptor");
 			assertThat(interceptor).isInstanceOf(CompositeRecordInterceptor.class);
 			ConsumerRecord<Object, Object> record = new ConsumerRecord<>("orders", 0, 7L, "k", "v");
 			assertThat(interceptor.intercept(record, null)).isSameAs(record);
@@ -185,7 +187,7 @@ class IdempotentAutoConfigurationTest {
 	@Test
 	void backsOffWithoutADataSource() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class, IdempotentAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(KAFKA, IdempotentAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(ClaimStore.class));
 	}
 

@@ -25,12 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -38,6 +32,12 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
+import static dev.idempotent.testsupport.BootLine.COMPOSITE_METER_REGISTRY;
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE;
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE_TRANSACTION_MANAGER;
+import static dev.idempotent.testsupport.BootLine.KAFKA;
+import static dev.idempotent.testsupport.BootLine.METRICS;
+import static dev.idempotent.testsupport.BootLine.SIMPLE_METRICS_EXPORT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
@@ -46,10 +46,10 @@ import static org.awaitility.Awaitility.await;
 class IdempotentForensicsAutoConfigurationTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
-				MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
-				SimpleMetricsExportAutoConfiguration.class, IdempotentAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(DATA_SOURCE,
+				DATA_SOURCE_TRANSACTION_MANAGER, KAFKA,
+				METRICS, COMPOSITE_METER_REGISTRY,
+				SIMPLE_METRICS_EXPORT, IdempotentAutoConfiguration.class,
 				IdempotentMetricsAutoConfiguration.class, IdempotentForensicsAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:forensics;MODE=MySQL;DB_CLOSE_DELAY=-1",
 				"spring.kafka.bootstrap-servers=127.0.0.1:9");
@@ -110,8 +110,8 @@ class IdempotentForensicsAutoConfigurationTest {
 	@Test
 	void withoutMicrometerTheChecksStillRun() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-					DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(DATA_SOURCE,
+					DATA_SOURCE_TRANSACTION_MANAGER, KAFKA,
 					IdempotentAutoConfiguration.class, IdempotentForensicsAutoConfiguration.class))
 			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:forensics_plain;MODE=MySQL;DB_CLOSE_DELAY=-1",
 					"spring.kafka.bootstrap-servers=127.0.0.1:9")

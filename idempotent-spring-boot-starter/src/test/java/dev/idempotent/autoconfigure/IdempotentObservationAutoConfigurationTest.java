@@ -13,14 +13,14 @@ import io.micrometer.observation.tck.TestObservationRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
-import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE;
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE_TRANSACTION_MANAGER;
+import static dev.idempotent.testsupport.BootLine.KAFKA;
+import static dev.idempotent.testsupport.BootLine.OBSERVATION;
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,8 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class IdempotentObservationAutoConfigurationTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(DATA_SOURCE,
+				DATA_SOURCE_TRANSACTION_MANAGER, KAFKA,
 				IdempotentAutoConfiguration.class, IdempotentObservationAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:observations;MODE=MySQL;DB_CLOSE_DELAY=-1",
 				"spring.kafka.bootstrap-servers=127.0.0.1:9");
@@ -79,11 +79,11 @@ class IdempotentObservationAutoConfigurationTest {
 	@Test
 	void nothingIsObservedWithoutARegistryOrWhenTurnedOff() {
 		this.runner.run((context) -> assertThat(context).doesNotHaveBean(ClaimObserver.class));
-		this.runner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+		this.runner.withConfiguration(AutoConfigurations.of(OBSERVATION))
 			.withPropertyValues("idempotent.observation.enabled=false")
 			.run((context) -> assertThat(context).hasSingleBean(ObservationRegistry.class)
 				.doesNotHaveBean(ClaimObserver.class));
-		this.runner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+		this.runner.withConfiguration(AutoConfigurations.of(OBSERVATION))
 			.run((context) -> assertThat(context).hasSingleBean(ObservationClaimObserver.class));
 	}
 

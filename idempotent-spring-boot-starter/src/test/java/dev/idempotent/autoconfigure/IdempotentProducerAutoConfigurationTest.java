@@ -11,13 +11,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.ProducerFactory;
 
+import static dev.idempotent.testsupport.BootLine.KAFKA;
+import static dev.idempotent.testsupport.BootLine.KEY_HEADER;
+import static dev.idempotent.testsupport.BootLine.KEY_HEADER_CUSTOMIZER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -30,14 +32,15 @@ class IdempotentProducerAutoConfigurationTest {
 	private static final String WARNING = "Producer factory '";
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class, IdempotentProducerAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(KAFKA, IdempotentProducerAutoConfiguration.class,
+				KEY_HEADER))
 		.withPropertyValues("spring.kafka.bootstrap-servers=127.0.0.1:9");
 
 	@Test
 	void addsNoInterceptorUnlessAskedAndStaysQuietOnKafkasDefaults(CapturedOutput output) {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed()
-				.doesNotHaveBean(KeyHeaderProducerFactoryCustomizer.class)
+				.doesNotHaveBean(KEY_HEADER_CUSTOMIZER)
 				.hasSingleBean(ProducerSettingsCheck.class);
 			assertThat(context.getBean(ProducerFactory.class).getConfigurationProperties())
 				.doesNotContainKey(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG);
@@ -51,7 +54,7 @@ class IdempotentProducerAutoConfigurationTest {
 			.withPropertyValues("idempotent.producer.add-key-header=true", "idempotent.key-header=x-key",
 					"spring.kafka.producer.properties[interceptor.classes]=" + CountingProducerInterceptor.class.getName())
 			.run((context) -> {
-				assertThat(context).hasSingleBean(KeyHeaderProducerFactoryCustomizer.class);
+				assertThat(context).hasSingleBean(KEY_HEADER_CUSTOMIZER);
 				DefaultKafkaProducerFactory<?, ?> factory = context.getBean(DefaultKafkaProducerFactory.class);
 				assertThat(factory.getConfigurationProperties().get(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG))
 					.isEqualTo(List.of(CountingProducerInterceptor.class.getName(), IdempotencyKeyProducerInterceptor.class));

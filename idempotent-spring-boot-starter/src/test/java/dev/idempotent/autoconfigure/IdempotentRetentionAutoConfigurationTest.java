@@ -24,10 +24,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -35,6 +31,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE;
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE_TRANSACTION_MANAGER;
+import static dev.idempotent.testsupport.BootLine.KAFKA;
+import static dev.idempotent.testsupport.BootLine.METRICS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -46,9 +46,9 @@ import static org.awaitility.Awaitility.await;
 class IdempotentRetentionAutoConfigurationTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
-				MetricsAutoConfiguration.class, IdempotentAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(DATA_SOURCE,
+				DATA_SOURCE_TRANSACTION_MANAGER, KAFKA,
+				METRICS, IdempotentAutoConfiguration.class,
 				IdempotentMetricsAutoConfiguration.class, IdempotentRetentionAutoConfiguration.class))
 		.withBean(SimpleMeterRegistry.class)
 		.withPropertyValues("spring.kafka.bootstrap-servers=127.0.0.1:9");

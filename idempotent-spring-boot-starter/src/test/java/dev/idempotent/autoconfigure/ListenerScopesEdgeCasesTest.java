@@ -4,9 +4,6 @@ import dev.idempotent.kafka.IdempotentListener;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,6 +13,9 @@ import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.retrytopic.RetryTopicConfiguration;
 import org.springframework.kafka.retrytopic.RetryTopicConfigurationBuilder;
 
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE;
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE_TRANSACTION_MANAGER;
+import static dev.idempotent.testsupport.BootLine.KAFKA;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ListenerScopesEdgeCasesTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(DATA_SOURCE,
+				DATA_SOURCE_TRANSACTION_MANAGER, KAFKA,
 				IdempotentAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:scope-edges;MODE=MySQL;DB_CLOSE_DELAY=-1",
 				"spring.kafka.bootstrap-servers=127.0.0.1:9");

@@ -4,13 +4,13 @@ import dev.idempotent.kafka.IdempotentListener;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.kafka.annotation.KafkaHandler;
 import org.springframework.kafka.annotation.KafkaListener;
 
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE;
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE_TRANSACTION_MANAGER;
+import static dev.idempotent.testsupport.BootLine.KAFKA;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ListenerScopesTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(DATA_SOURCE,
+				DATA_SOURCE_TRANSACTION_MANAGER, KAFKA,
 				IdempotentAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:scopes;MODE=MySQL;DB_CLOSE_DELAY=-1",
 				"spring.kafka.bootstrap-servers=127.0.0.1:9");

@@ -19,8 +19,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -35,7 +35,6 @@ import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.support.converter.BatchMessagingMessageConverter;
-import org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.kafka.test.utils.KafkaTestUtils;
@@ -43,6 +42,8 @@ import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import static dev.idempotent.testsupport.BootLine.bootConfiguredFactory;
+import static dev.idempotent.testsupport.BootLine.jsonMessageConverter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -394,8 +395,7 @@ abstract class AbstractBatchShapesIT {
 	}
 
 	private Consumer<String, String> deadLetters(String topic) {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(this.broker.getBrokersAsString(), RUN + "-dlt-" + topic,
-				false);
+		Map<String, Object> props = KafkaTestSupport.consumerProps(this.broker.getBrokersAsString(), RUN + "-dlt-" + topic);
 		props.put("auto.offset.reset", "earliest");
 		Consumer<String, String> consumer = new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(),
 				new StringDeserializer()).createConsumer();
@@ -443,9 +443,8 @@ abstract class AbstractBatchShapesIT {
 
 		@Bean
 		ConcurrentKafkaListenerContainerFactory<Object, Object> filteredBatchFactory(
-				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
-			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
-			configurer.configure(factory, consumers);
+				BeanFactory beans, ConsumerFactory<Object, Object> consumers) {
+			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = bootConfiguredFactory(beans, consumers);
 			factory.setBatchListener(true);
 			factory.setRecordFilterStrategy((record) -> "skip-me".equals(record.value()));
 			return factory;
@@ -453,19 +452,18 @@ abstract class AbstractBatchShapesIT {
 
 		@Bean
 		ConcurrentKafkaListenerContainerFactory<Object, Object> filteredManualBatchFactory(
-				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
-			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = filteredBatchFactory(configurer, consumers);
+				BeanFactory beans, ConsumerFactory<Object, Object> consumers) {
+			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = filteredBatchFactory(beans, consumers);
 			factory.getContainerProperties().setAckMode(ContainerProperties.AckMode.MANUAL);
 			return factory;
 		}
 
 		@Bean
 		ConcurrentKafkaListenerContainerFactory<Object, Object> jsonBatchFactory(
-				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
-			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
-			configurer.configure(factory, consumers);
+				BeanFactory beans, ConsumerFactory<Object, Object> consumers) {
+			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = bootConfiguredFactory(beans, consumers);
 			factory.setBatchListener(true);
-			factory.setBatchMessageConverter(new BatchMessagingMessageConverter(new StringJacksonJsonMessageConverter()));
+			factory.setBatchMessageConverter(new BatchMessagingMessageConverter(jsonMessageConverter()));
 			return factory;
 		}
 

@@ -8,9 +8,9 @@ import dev.idempotent.kafka.IdempotentListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -23,6 +23,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
+import static dev.idempotent.testsupport.BootLine.kafkaBootstrapServers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -60,7 +61,7 @@ abstract class AbstractHandBuiltContainerFactoryIT {
 	ClaimTable claims;
 
 	@Autowired
-	KafkaConnectionDetails kafkaConnection;
+	BeanFactory beans;
 
 	@DynamicPropertySource
 	static void run(DynamicPropertyRegistry registry) {
@@ -130,7 +131,7 @@ abstract class AbstractHandBuiltContainerFactoryIT {
 	}
 
 	private String bootstrapServers() {
-		return String.join(",", this.kafkaConnection.getBootstrapServers());
+		return kafkaBootstrapServers(this.beans);
 	}
 
 	@Configuration(proxyBeanMethods = false)

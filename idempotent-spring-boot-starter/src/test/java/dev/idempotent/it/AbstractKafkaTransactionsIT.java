@@ -30,9 +30,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -53,6 +53,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 
+import static dev.idempotent.testsupport.BootLine.kafkaBootstrapServers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -114,7 +115,7 @@ abstract class AbstractKafkaTransactionsIT {
 	MeterRegistry meters;
 
 	@Autowired
-	KafkaConnectionDetails kafkaConnection;
+	BeanFactory beans;
 
 	@Autowired
 	AfterRollbackProcessor<?, ?> afterRollbackProcessor;
@@ -316,7 +317,7 @@ abstract class AbstractKafkaTransactionsIT {
 	}
 
 	private String bootstrapServers() {
-		return String.join(",", this.kafkaConnection.getBootstrapServers());
+		return kafkaBootstrapServers(this.beans);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -130,7 +130,9 @@ abstract class AbstractRedisFastPathIT {
 			List<String> nextPolls = new ArrayList<>(keys(scope + "-e", 10));
 			nextPolls.addAll(first);
 			long start = System.nanoTime();
-			long errorsBefore = lookups(scope, MicrometerFastPathListener.ERROR);
+			long failedKeysBefore = lookups(scope, MicrometerFastPathListener.ERROR);
+			long callsBefore = lookupCalls(scope);
+			long rememberErrorsBefore = rememberErrors();
 			try {
 				kafka.sendAll(SINGLE, unreachable);
 				awaitDone(kafka, scope, SINGLE);
@@ -142,8 +144,13 @@ abstract class AbstractRedisFastPathIT {
 				redis.resume();
 			}
 			long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
-			long timeouts = lookups(scope, MicrometerFastPathListener.ERROR) - errorsBefore + rememberErrors();
-			assertThat(timeouts).as("Redis timed out").isPositive();
+			// a lookup that timed out, or a key remembered after its commit (which pauses the lookups after it)
+			assertThat(lookups(scope, MicrometerFastPathListener.ERROR) - failedKeysBefore + rememberErrors()
+					- rememberErrorsBefore).as("Redis timed out").isPositive();
+			// round trips, not keys: a poll's keys are looked up in one call, which fails for all of them at once.
+			// Every lookup call while Redis was away timed out (and the one of the suspending record's poll before
+			// it did not); single records are remembered one key per call
+			long timeouts = lookupCalls(scope) - callsBefore + rememberErrors() - rememberErrorsBefore;
 			assertThat(timeouts).as("one timeout per pause, not one per record").isLessThanOrEqualTo(2 + elapsedMillis / 300);
 			assertThat(lookups(scope, MicrometerFastPathListener.BYPASSED)).as("not asked while paused").isPositive();
 
@@ -229,8 +236,9 @@ abstract class AbstractRedisFastPathIT {
 			awaitDone(kafka, scope, POLLED);
 
 			assertThat(fastPathHits(scope)).as("every replayed record answered by Redis").isEqualTo(60);
-			assertThat(lookupCalls(scope) - lookups).as("one lookup for the poll (60 before the prefetch)")
-				.isEqualTo(1);
+			// one lookup per poll, not per record (60 before the prefetch): the consumer may still fetch the 60
+			// records in two polls (a fetch answered while the last of them were being appended)
+			assertThat(lookupCalls(scope) - lookups).as("one lookup per poll, not one per record").isBetween(1L, 2L);
 		}
 		assertThat(count(scope, MicrometerClaimListener.CLAIMED)).isEqualTo(60);
 		assertThat(this.ledger.rows(scope)).isEqualTo(60);

@@ -44,6 +44,7 @@ import org.springframework.kafka.test.utils.KafkaTestUtils;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.SendTo;
 
+import static dev.idempotent.testsupport.BootLine.JSON_SERIALIZER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -75,8 +76,7 @@ abstract class AbstractRepliesIT {
 			.withPropertyValues("spring.kafka.consumer.auto-offset-reset=earliest", "spring.flyway.enabled=false",
 					"idempotent.table-name=" + TABLE, "idempotent.jdbc.initialize-schema=always",
 					"spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(), "it.group=" + group,
-					"spring.kafka.producer.value-serializer="
-							+ "org.springframework.kafka.support.serializer.JacksonJsonSerializer");
+					"spring.kafka.producer.value-serializer=" + JSON_SERIALIZER.getName());
 	}
 
 	@Test
@@ -214,8 +214,8 @@ abstract class AbstractRepliesIT {
 
 	private static ReplyingKafkaTemplate<String, String, String> requester(EmbeddedKafkaBroker broker, String group)
 			throws InterruptedException {
-		Map<String, Object> consumerProps = KafkaTestUtils.consumerProps(broker.getBrokersAsString(),
-				group + "-requester", false);
+		Map<String, Object> consumerProps = KafkaTestSupport.consumerProps(broker.getBrokersAsString(),
+				group + "-requester");
 		consumerProps.put("auto.offset.reset", "earliest");
 		ContainerProperties properties = new ContainerProperties(group + ".replies");
 		ConcurrentMessageListenerContainer<String, String> container = new ConcurrentMessageListenerContainer<>(
@@ -242,7 +242,7 @@ abstract class AbstractRepliesIT {
 	}
 
 	private static Consumer<String, String> consumer(EmbeddedKafkaBroker broker, String group) {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(broker.getBrokersAsString(), group, false);
+		Map<String, Object> props = KafkaTestSupport.consumerProps(broker.getBrokersAsString(), group);
 		props.put("auto.offset.reset", "earliest");
 		return new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(), new StringDeserializer())
 			.createConsumer();

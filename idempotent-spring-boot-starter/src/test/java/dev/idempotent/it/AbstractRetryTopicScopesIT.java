@@ -13,7 +13,6 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.kafka.annotation.BackOff;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.annotation.RetryableTopic;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
@@ -121,7 +120,7 @@ abstract class AbstractRetryTopicScopesIT {
 				super(ledger, group);
 			}
 
-			@RetryableTopic(attempts = "2", backOff = @BackOff(delay = 50))
+			@RetryableTopic(attempts = "2")
 			@KafkaListener(topics = "${it.group}.orders", groupId = "${it.group}")
 			@IdempotentListener
 			public void onOrder(String payload, @Header(IdempotencyHeaders.KEY) String key) {
@@ -146,7 +145,7 @@ abstract class AbstractRetryTopicScopesIT {
 				super(ledger, group);
 			}
 
-			@RetryableTopic(attempts = "2", backOff = @BackOff(delay = 50))
+			@RetryableTopic(attempts = "2")
 			@KafkaListener(topics = "${it.group}.orders", groupId = "${it.group}")
 			@IdempotentListener(scope = "${it.group}")
 			public void onOrder(String payload, @Header(IdempotencyHeaders.KEY) String key) {

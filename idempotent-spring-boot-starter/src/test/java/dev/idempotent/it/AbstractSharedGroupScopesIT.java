@@ -267,8 +267,7 @@ abstract class AbstractSharedGroupScopesIT {
 	}
 
 	private static Consumer<String, String> deadLetterConsumer(EmbeddedKafkaBroker broker, String group) {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(broker.getBrokersAsString(), group + "-dlt-reader",
-				false);
+		Map<String, Object> props = KafkaTestSupport.consumerProps(broker.getBrokersAsString(), group + "-dlt-reader");
 		props.put("auto.offset.reset", "earliest");
 		return new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(), new StringDeserializer())
 			.createConsumer();

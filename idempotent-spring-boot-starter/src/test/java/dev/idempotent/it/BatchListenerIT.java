@@ -177,7 +177,7 @@ class BatchListenerIT {
 	}
 
 	private Consumer<String, String> deadLetters(String topic) {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(this.broker.getBrokersAsString(), RUN + "-dlt", false);
+		Map<String, Object> props = KafkaTestSupport.consumerProps(this.broker.getBrokersAsString(), RUN + "-dlt");
 		props.put("auto.offset.reset", "earliest");
 		Consumer<String, String> consumer = new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(),
 				new StringDeserializer()).createConsumer();

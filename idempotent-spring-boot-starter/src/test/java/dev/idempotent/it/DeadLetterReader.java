@@ -28,7 +28,7 @@ final class DeadLetterReader implements AutoCloseable {
 	private final List<ConsumerRecord<String, String>> records = new CopyOnWriteArrayList<>();
 
 	DeadLetterReader(String bootstrapServers, String... topics) {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(bootstrapServers, "reader-" + UUID.randomUUID(), false);
+		Map<String, Object> props = KafkaTestSupport.consumerProps(bootstrapServers, "reader-" + UUID.randomUUID());
 		props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
 		props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
 		this.consumer = new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(), new StringDeserializer())

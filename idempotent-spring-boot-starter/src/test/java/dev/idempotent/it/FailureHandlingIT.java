@@ -199,8 +199,8 @@ class FailureHandlingIT {
 	}
 
 	private Consumer<String, String> consumer(String topic) {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(this.broker.getBrokersAsString(),
-				RUN + "-reader-" + UUID.randomUUID(), false);
+		Map<String, Object> props = KafkaTestSupport.consumerProps(this.broker.getBrokersAsString(),
+				RUN + "-reader-" + UUID.randomUUID());
 		props.put("auto.offset.reset", "earliest");
 		Consumer<String, String> consumer = new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(),
 				new StringDeserializer()).createConsumer();

@@ -3,6 +3,7 @@ package dev.idempotent.it;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -13,11 +14,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.IntegerDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jspecify.annotations.Nullable;
 
@@ -44,6 +48,22 @@ public final class KafkaTestSupport implements AutoCloseable {
 		producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
 		producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
 		this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new StringSerializer());
+	}
+
+	/**
+	 * The properties of a consumer in the given group that reads from the earliest offset and commits nothing by
+	 * itself, with spring-kafka-test's default deserializers (integer keys, string values).
+	 */
+	public static Map<String, Object> consumerProps(String bootstrapServers, String group) {
+		Map<String, Object> props = new HashMap<>();
+		props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+		props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+		props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+		props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 60000);
+		props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+		props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, IntegerDeserializer.class);
+		props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+		return props;
 	}
 
 	public String bootstrapServers() {

@@ -167,8 +167,7 @@ class LateRecordsIT {
 	}
 
 	private static Consumer<String, String> deadLetterConsumer(EmbeddedKafkaBroker broker, String group) {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(broker.getBrokersAsString(), group + "-dlt-reader",
-				false);
+		Map<String, Object> props = KafkaTestSupport.consumerProps(broker.getBrokersAsString(), group + "-dlt-reader");
 		props.put("auto.offset.reset", "earliest");
 		return new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(), new StringDeserializer())
 			.createConsumer();

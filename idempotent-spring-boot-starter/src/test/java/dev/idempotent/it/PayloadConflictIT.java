@@ -18,8 +18,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -30,6 +30,7 @@ import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import static dev.idempotent.testsupport.BootLine.kafkaBootstrapServers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -68,7 +69,7 @@ class PayloadConflictIT {
 	Audits audits;
 
 	@Autowired
-	KafkaConnectionDetails kafkaConnection;
+	BeanFactory beans;
 
 	LogCapture conflictLog;
 
@@ -102,7 +103,7 @@ class PayloadConflictIT {
 
 	@Test
 	void aResendWithDifferentContentIsSkippedAndReportedAsAConflict() throws Exception {
-		try (KafkaTestSupport kafka = new KafkaTestSupport(String.join(",", this.kafkaConnection.getBootstrapServers()))) {
+		try (KafkaTestSupport kafka = new KafkaTestSupport(kafkaBootstrapServers(this.beans))) {
 			kafka.send(TOPIC, "order-conflict-1", "credit 100");
 			kafka.send(TOPIC, "order-conflict-1", "credit 100");
 			kafka.send(TOPIC, "order-conflict-1", "credit 999");

@@ -18,9 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -28,6 +25,9 @@ import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE;
+import static dev.idempotent.testsupport.BootLine.DATA_SOURCE_TRANSACTION_MANAGER;
+import static dev.idempotent.testsupport.BootLine.KAFKA;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -50,8 +50,8 @@ class RetentionWindowCheckIT {
 	static final String COMPACT_DELETE = "window.compact-delete";
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, KafkaAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(DATA_SOURCE,
+				DATA_SOURCE_TRANSACTION_MANAGER, KAFKA,
 				IdempotentAutoConfiguration.class, IdempotentRetentionAutoConfiguration.class))
 		.withUserConfiguration(WindowListeners.class)
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:window;MODE=MySQL;DB_CLOSE_DELAY=-1",

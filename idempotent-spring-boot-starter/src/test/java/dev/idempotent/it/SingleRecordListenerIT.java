@@ -22,8 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -36,6 +36,7 @@ import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import static dev.idempotent.testsupport.BootLine.kafkaBootstrapServers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -77,7 +78,7 @@ class SingleRecordListenerIT {
 	MeterRegistry meters;
 
 	@Autowired
-	KafkaConnectionDetails kafkaConnection;
+	BeanFactory beans;
 
 	@DynamicPropertySource
 	static void groups(DynamicPropertyRegistry registry) {
@@ -189,11 +190,11 @@ class SingleRecordListenerIT {
 	}
 
 	private String bootstrapServers() {
-		return String.join(",", this.kafkaConnection.getBootstrapServers());
+		return kafkaBootstrapServers(this.beans);
 	}
 
 	private Consumer<String, String> deadLetterConsumer() {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(bootstrapServers(), RUN + "-dlt-reader", false);
+		Map<String, Object> props = KafkaTestSupport.consumerProps(bootstrapServers(), RUN + "-dlt-reader");
 		props.put("auto.offset.reset", "earliest");
 		return new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(), new StringDeserializer()).createConsumer();
 	}

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.idempotent.it.KafkaTestSupport;
 import dev.idempotent.autoconfigure.IdempotentProducerAutoConfiguration;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -19,13 +20,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import org.springframework.kafka.test.utils.KafkaTestUtils;
 
+import static dev.idempotent.testsupport.BootLine.KAFKA;
+import static dev.idempotent.testsupport.BootLine.KEY_HEADER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -55,7 +57,8 @@ class ProducerKeyHeaderIT {
 	void addsAKeyToRecordsWithoutOneAndKeepsExistingKeys() {
 		int before = CountingProducerInterceptor.sent.get();
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class, IdempotentProducerAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(KAFKA, IdempotentProducerAutoConfiguration.class,
+					KEY_HEADER))
 			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
 					"idempotent.producer.add-key-header=true", "idempotent.key-header=x-idempotency-key",
 					"spring.kafka.producer.key-serializer=org.apache.kafka.common.serialization.StringSerializer",
@@ -78,7 +81,7 @@ class ProducerKeyHeaderIT {
 	}
 
 	private static Map<String, List<String>> readKeys() {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(broker.getBrokersAsString(), "producer-key-header-it", false);
+		Map<String, Object> props = KafkaTestSupport.consumerProps(broker.getBrokersAsString(), "producer-key-header-it");
 		props.put("auto.offset.reset", "earliest");
 		Map<String, List<String>> keys = new HashMap<>();
 		try (Consumer<String, String> consumer = new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(),

@@ -7,8 +7,6 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import tools.jackson.databind.json.JsonMapper;
-
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.support.SendResult;
 import org.springframework.stereotype.Component;
@@ -21,8 +19,6 @@ import org.springframework.stereotype.Component;
 public class DemoStream {
 
 	private final KafkaTemplate<String, String> template;
-
-	private final JsonMapper json = JsonMapper.builder().build();
 
 	DemoStream(KafkaTemplate<String, String> template) {
 		this.template = template;
@@ -56,7 +52,7 @@ public class DemoStream {
 	}
 
 	private CompletableFuture<SendResult<String, String>> send(String topic, OrderPaid event) {
-		return this.template.send(topic, event.orderId(), this.json.writeValueAsString(event));
+		return this.template.send(topic, event.orderId(), EventJson.write(event));
 	}
 
 	/**

@@ -8,7 +8,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.kafka.config.TopicBuilder;
-import org.springframework.kafka.support.converter.JacksonJsonMessageConverter;
 import org.springframework.kafka.support.converter.RecordMessageConverter;
 
 /**
@@ -33,7 +32,7 @@ public class LedgerApplication {
 
 	@Bean
 	RecordMessageConverter jsonMessageConverter() {
-		return new JacksonJsonMessageConverter();
+		return EventJson.messageConverter();
 	}
 
 	@Bean

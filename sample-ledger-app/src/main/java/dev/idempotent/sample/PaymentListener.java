@@ -1,7 +1,6 @@
 package dev.idempotent.sample;
 
 import dev.idempotent.kafka.IdempotentListener;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.core.KafkaTemplate;
@@ -28,8 +27,6 @@ public class PaymentListener extends AbstractConsumerSeekAware {
 
 	private final LedgerProperties properties;
 
-	private final JsonMapper json = JsonMapper.builder().build();
-
 	PaymentListener(Ledger ledger, KafkaTemplate<String, String> template, LedgerProperties properties) {
 		this.ledger = ledger;
 		this.template = template;
@@ -44,8 +41,8 @@ public class PaymentListener extends AbstractConsumerSeekAware {
 	@IdempotentListener(key = "'pay:' + #payload.orderId")
 	public void onPaid(OrderPaid event) {
 		this.ledger.credit(event);
-		this.template.send(this.properties.getCreditedTopic(), event.orderId(), this.json
-			.writeValueAsString(new LedgerCredited(event.orderId(), event.amountMinor(), event.currency())));
+		LedgerCredited credited = new LedgerCredited(event.orderId(), event.amountMinor(), event.currency());
+		this.template.send(this.properties.getCreditedTopic(), event.orderId(), EventJson.write(credited));
 	}
 
 }

@@ -1,6 +1,7 @@
 package dev.idempotent.sample;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
@@ -40,8 +42,7 @@ class AotLedgerApplicationIT {
 		assertThat(CLASSES.resolve("dev/idempotent/sample/PaymentListener$$SpringCGLIB$$0.class"))
 			.as("the @IdempotentListener proxy class, generated at build time")
 			.exists();
-		String metadata = Files.readString(CLASSES
-			.resolve("META-INF/native-image/dev.idempotent/sample-ledger-app/reachability-metadata.json"));
+		String metadata = nativeImageMetadata();
 		assertThat(metadata).as("the starter's hints in the native-image metadata")
 			.contains("\"org.postgresql.core.BaseConnection\"")
 			// the JSON may escape slashes
@@ -69,6 +70,20 @@ class AotLedgerApplicationIT {
 		finally {
 			process.destroyForcibly();
 			Files.deleteIfExists(log);
+		}
+	}
+
+	/**
+	 * The native-image metadata files that process-aot wrote (one reachability-metadata.json with Spring Framework
+	 * 7, one file per kind of hint with Framework 6), concatenated.
+	 */
+	private static String nativeImageMetadata() throws IOException {
+		try (Stream<Path> files = Files.walk(CLASSES.resolve("META-INF/native-image"))) {
+			StringBuilder metadata = new StringBuilder();
+			for (Path file : files.filter((f) -> f.toString().endsWith(".json")).sorted().toList()) {
+				metadata.append(Files.readString(file)).append('\n');
+			}
+			return metadata.toString();
 		}
 	}
 

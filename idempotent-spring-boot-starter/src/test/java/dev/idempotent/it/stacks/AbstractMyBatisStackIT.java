@@ -10,7 +10,9 @@ import org.springframework.kafka.test.context.EmbeddedKafka;
  */
 @SpringBootTest(classes = MyBatisStackApplication.class, properties = { "it.stack=mybatis",
 		"spring.autoconfigure.exclude=org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration,"
-				+ "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration" })
+				+ "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration,"
+				+ "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration,"
+				+ "org.springframework.boot.autoconfigure.data.jpa.JpaRepositoriesAutoConfiguration" })
 @EmbeddedKafka(partitions = 1, topics = { PaymentListener.TOPIC, AbstractDataLayerIT.DLT })
 abstract class AbstractMyBatisStackIT extends AbstractDataLayerIT {
 

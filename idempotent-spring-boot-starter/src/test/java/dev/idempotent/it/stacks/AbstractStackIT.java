@@ -18,14 +18,15 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.test.utils.KafkaTestUtils;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import static dev.idempotent.testsupport.BootLine.kafkaBootstrapServers;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -42,7 +43,7 @@ abstract class AbstractStackIT {
 	MeterRegistry meters;
 
 	@Autowired
-	KafkaConnectionDetails kafkaConnection;
+	BeanFactory beans;
 
 	/** On the business (primary) database. */
 	@Autowired
@@ -66,7 +67,7 @@ abstract class AbstractStackIT {
 	}
 
 	String bootstrapServers() {
-		return String.join(",", this.kafkaConnection.getBootstrapServers());
+		return kafkaBootstrapServers(this.beans);
 	}
 
 	long hits(String scope) {
@@ -101,8 +102,8 @@ abstract class AbstractStackIT {
 	}
 
 	Consumer<String, String> deadLetterReader(String... topics) {
-		Map<String, Object> props = KafkaTestUtils.consumerProps(bootstrapServers(),
-				RUN + "-dlt-reader-" + UUID.randomUUID(), false);
+		Map<String, Object> props = KafkaTestSupport.consumerProps(bootstrapServers(),
+				RUN + "-dlt-reader-" + UUID.randomUUID());
 		props.put("auto.offset.reset", "earliest");
 		Consumer<String, String> consumer = new DefaultKafkaConsumerFactory<>(props, new StringDeserializer(),
 				new StringDeserializer())

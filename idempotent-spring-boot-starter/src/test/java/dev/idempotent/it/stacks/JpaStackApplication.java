@@ -12,7 +12,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.persistence.autoconfigure.EntityScan;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
@@ -22,12 +21,11 @@ import org.springframework.orm.jpa.EntityManagerFactoryUtils;
 /**
  * The JPA stack: Spring Data JPA and Hibernate with Spring Boot's {@code JpaTransactionManager}; the listener
  * saves a {@link StackPayment} through {@link StackPaymentRepository}. Entity and repository scanning are limited
- * to this package.
+ * to this package (the entities by the auto-configuration package, the package of this class).
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
 @Import(StackBeans.class)
-@EntityScan(basePackageClasses = StackPayment.class)
 @EnableJpaRepositories(basePackageClasses = StackPaymentRepository.class)
 public class JpaStackApplication {
 

@@ -9,7 +9,6 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.kafka.annotation.BackOff;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.annotation.RetryableTopic;
 import org.springframework.messaging.handler.annotation.Header;
@@ -46,7 +45,7 @@ public class RetryTopicStackApplication {
 			super(payments, attempts, group);
 		}
 
-		@RetryableTopic(attempts = "3", backOff = @BackOff(delay = 100))
+		@RetryableTopic(attempts = "3")
 		@KafkaListener(topics = TOPIC, groupId = "${it.run}-retry")
 		@IdempotentListener(scope = "${it.run}-retry")
 		public void onPayment(String mode, @Header(name = IdempotencyHeaders.KEY, required = false) @Nullable String key) {
@@ -67,7 +66,7 @@ public class RetryTopicStackApplication {
 			super(payments, attempts, group);
 		}
 
-		@RetryableTopic(attempts = "3", backOff = @BackOff(delay = 100))
+		@RetryableTopic(attempts = "3")
 		@KafkaListener(topics = SCOPED_TOPIC, groupId = "${it.run}-retry-scoped")
 		@IdempotentListener(scope = "${it.run}-retry-scoped")
 		public void onPayment(String mode, @Header(IdempotencyHeaders.KEY) String key) {

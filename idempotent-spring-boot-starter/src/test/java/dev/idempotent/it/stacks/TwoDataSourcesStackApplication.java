@@ -11,10 +11,11 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
+import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -37,8 +38,12 @@ public class TwoDataSourcesStackApplication {
 
 	@Bean
 	@Primary
-	DataSource businessDataSource(DataSourceProperties properties) {
-		return properties.initializeDataSourceBuilder().build();
+	DataSource businessDataSource(Environment environment) {
+		return DataSourceBuilder.create()
+			.url(environment.getRequiredProperty("spring.datasource.url"))
+			.username(environment.getProperty("spring.datasource.username"))
+			.password(environment.getProperty("spring.datasource.password"))
+			.build();
 	}
 
 	@Bean

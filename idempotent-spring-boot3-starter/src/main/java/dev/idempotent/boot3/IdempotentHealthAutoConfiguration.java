@@ -1,0 +1,33 @@
+package dev.idempotent.boot3;
+
+import dev.idempotent.actuate.IdempotencyHealthCheck;
+import dev.idempotent.autoconfigure.IdempotentAutoConfiguration;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code idempotency} health contributor ({@link IdempotencyHealthIndicator}) when Spring Boot 3's health support
+ * (spring-boot-actuator, part of the actuator starter) is on the class path. Turn it off with
+ * {@code management.health.idempotency.enabled=false}.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = IdempotentAutoConfiguration.class)
+@ConditionalOnClass(HealthIndicator.class)
+@ConditionalOnBean(IdempotencyHealthCheck.class)
+@ConditionalOnEnabledHealthIndicator("idempotency")
+public class IdempotentHealthAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = "idempotencyHealthIndicator")
+	IdempotencyHealthIndicator idempotencyHealthIndicator(IdempotencyHealthCheck check) {
+		return new IdempotencyHealthIndicator(check);
+	}
+
+}
