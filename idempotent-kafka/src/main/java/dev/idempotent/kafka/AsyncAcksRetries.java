@@ -14,7 +14,7 @@ import org.springframework.util.ClassUtils;
 final class AsyncAcksRetries {
 
 	/** The first spring-kafka version that retries a record failed under {@code asyncAcks}. */
-	static final int[] FIXED_IN = { 4, 0, 4 };
+	private static final int[] FIXED_IN = { 4, 0, 4 };
 
 	private AsyncAcksRetries() {
 	}

@@ -25,7 +25,7 @@ import static dev.idempotent.testsupport.BootLine.KAFKA;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Return values and replies at startup (issue 11, bug 7; issue 12): a hit does not call the method, so a
+ * Return values and replies at startup: a hit does not call the method, so a
  * {@code @SendTo} method whose reply cannot be stored with its claim is refused unless {@code idempotent.replies=warn}
  * (naming why), one whose reply is stored starts, and any other method returning a value gets one WARN.
  */

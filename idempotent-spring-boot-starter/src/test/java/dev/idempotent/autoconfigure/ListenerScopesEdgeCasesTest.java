@@ -19,7 +19,7 @@ import static dev.idempotent.testsupport.BootLine.KAFKA;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Shapes of the scope rule found by review (issue 11, bug 3): group ids that only the listener bean knows on both
+ * Shapes of the scope rule found by review: group ids that only the listener bean knows on both
  * methods, and {@code @RetryableTopic}, whose retry and dead-letter containers run the same method in other
  * consumer groups. No broker: the listeners never start.
  */

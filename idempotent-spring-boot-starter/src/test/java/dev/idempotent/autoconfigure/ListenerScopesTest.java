@@ -14,7 +14,7 @@ import static dev.idempotent.testsupport.BootLine.KAFKA;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The scope rule at startup (issue 11, bug 3): two methods that resolve to one scope, at least one of them
+ * The scope rule at startup: two methods that resolve to one scope, at least one of them
  * implicitly from its consumer group id, stop the application; the group id is resolved as Spring Kafka resolves
  * it. No broker: the listeners never start.
  */

@@ -224,7 +224,7 @@ abstract class AbstractKafkaTransactionsIT {
 	}
 
 	/**
-	 * Issue 11, bug 10: a transient claim failure (a deadlock or lock-wait timeout between concurrent claims) under
+	 * A transient claim failure (a deadlock or lock-wait timeout between concurrent claims) under
 	 * a container's Kafka transaction must be retried inside the executor, as without Kafka transactions: the
 	 * claim's database transaction is the executor's own. The container then never sees it (no rolled-back Kafka
 	 * transaction, no redelivery). spring-kafka's {@code KafkaTransactionManager} runs with

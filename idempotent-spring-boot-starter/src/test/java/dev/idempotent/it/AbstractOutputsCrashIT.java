@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Outputs survive a crash (issue 12): a consumer in a child JVM sends one output per record through the application's
+ * Outputs survive a crash: a consumer in a child JVM sends one output per record through the application's
  * {@code KafkaTemplate} and is killed with SIGKILL right after the database commit of a record, before its output was
  * delivered (a 30 s linger keeps it in the producer) or, under a Kafka transaction, before the Kafka commit; a
  * restarted consumer finds the record's claim (a hit) and sends its stored output. Without Kafka transactions every

@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Outputs of claims end to end (issue 12), record listeners without Kafka transactions: what the method sends through
+ * Outputs of claims end to end, record listeners without Kafka transactions: what the method sends through
  * the application's {@code KafkaTemplate} is stored with its claim, awaited, and sent again, in order and with its
  * headers, when a redelivery is a hit; LEASED mode stores the outputs in its completion step; a listener that opted
  * out stores nothing and warns once; an output over the size limit dead-letters the record with the reason and

@@ -50,7 +50,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code @SendTo} replies stored with their claims (issue 12), end to end on a real broker: a request whose first
+ * {@code @SendTo} replies stored with their claims, end to end on a real broker: a request whose first
  * reply was lost gets, on its {@code ReplyingKafkaTemplate} retry (a new request with a correlation id of its own),
  * the reply stored by the first processing, and the method runs once; a plain {@code @SendTo} listener whose request
  * is redelivered sends the same reply again, with the same idempotency key header; a reply whose send fails fails its

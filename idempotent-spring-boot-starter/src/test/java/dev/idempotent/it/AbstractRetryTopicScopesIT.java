@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A {@code @RetryableTopic} listener, end to end (issue 11, bug 3): Spring Kafka runs the method on the retry topic
+ * A {@code @RetryableTopic} listener, end to end: Spring Kafka runs the method on the retry topic
  * in the group {@code <group>-retry}. With the group id as implicit scope a record that failed once on the main
  * topic was claimed and processed in {@code <group>-retry}, and a duplicate of it on the main topic was claimed again
  * in {@code <group>} and processed twice. Now the implicit scope is refused at startup; with the declared scope the

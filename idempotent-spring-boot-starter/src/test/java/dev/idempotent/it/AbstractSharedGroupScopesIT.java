@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Two listeners of one consumer group, end to end on a real broker and database (issue 11, bug 3): listener A on
+ * Two listeners of one consumer group, end to end on a real broker and database: listener A on
  * {@code orders-created} and B on {@code orders-paid}, both keyed on the order id. With explicit scopes each
  * processes order 42 once and a replay of both topics is all hits; with the group id as the implicit scope of both
  * the application refuses to start (before the fix B's record for order 42 was skipped as A's hit). The same for a

@@ -22,7 +22,7 @@ import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 
 /**
- * The database floor of the two ratios issue 13 sets: the database work alone of each shape, on plain JDBC, with no
+ * The database floor of the two ratios the benchmark targets: the database work alone of each shape, on plain JDBC, with no
  * Kafka, no Spring and no library code on the path. A listener of a shape cannot run faster than its database work
  * on the same machine with the same number of threads, so {@code floor(group commit) / measured(plain listener)} bounds
  * what any group commit of an unchanged record listener can reach, and {@code floor(claim + batch write) /

@@ -1,5 +1,5 @@
 /**
- * The database floor of the listener shapes that issue 13 compares: their database work alone, on plain JDBC, which
+ * The database floor of the listener shapes that the benchmark compares: their database work alone, on plain JDBC, which
  * bounds what any implementation of each shape can reach on the same machine. Not published.
  */
 @NullMarked
