@@ -7,6 +7,8 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 import dev.idempotent.claim.ClaimRequest;
@@ -125,11 +127,10 @@ public final class Capture implements AutoCloseable {
 			return;
 		}
 		if (this.outputs.size() >= this.owner.settings().maxCount()) {
-			this.rejected = new OutputRejectedException("@IdempotentListener method " + this.listener + " sent more than"
+			throw rejected(new OutputRejectedException("@IdempotentListener method " + this.listener + " sent more than"
 					+ " idempotent.outputs.max-count=" + this.owner.settings().maxCount() + " records under one claim;"
 					+ " they cannot all be stored to be re-sent on a hit. The record to " + record.topic() + " was not"
-					+ " sent and the claim rolls back. Raise the limit or turn outputs off for this listener.");
-			throw this.rejected;
+					+ " sent and the claim rolls back. Raise the limit or turn outputs off for this listener."));
 		}
 		String header = this.owner.settings().keyHeader();
 		if (record.headers().lastHeader(header) == null) {
@@ -142,9 +143,27 @@ public final class Capture implements AutoCloseable {
 		}
 	}
 
-	/** Called by the producer after the wrapped producer accepted a record sent under this capture. */
+	/**
+	 * Remember that an output was rejected while the work ran: even if the work catches the exception, the claim must
+	 * not commit without it.
+	 * @param rejection why the output was rejected
+	 * @return {@code rejection}, to throw
+	 */
+	OutputRejectedException rejected(OutputRejectedException rejection) {
+		if (this.recording && this.rejected == null) {
+			this.rejected = rejection;
+		}
+		return rejection;
+	}
+
+	/**
+	 * Called by the producer after the wrapped producer returned from sending a record under this capture. A send the
+	 * producer refused at once (before or after serializing: no such partition, too large for {@code max.request.size})
+	 * sent nothing and is not recorded: its sender sees the failure (spring-kafka's {@code KafkaTemplate} throws a
+	 * {@code KafkaException}), and a hit must not send it again.
+	 */
 	void sent(ProducerRecord<?, ?> record, SerializedSlot slot, Future<RecordMetadata> ack, Producer<?, ?> producer) {
-		if (!this.recording) {
+		if (!this.recording || refused(ack)) {
 			return;
 		}
 		if (!slot.complete()) {
@@ -219,6 +238,24 @@ public final class Capture implements AutoCloseable {
 	@Override
 	public void close() {
 		unbind();
+	}
+
+	/** Whether the producer refused a send at once: its future is already complete with a failure. */
+	private static boolean refused(Future<RecordMetadata> ack) {
+		if (!ack.isDone()) {
+			return false;
+		}
+		try {
+			ack.get();
+			return false;
+		}
+		catch (ExecutionException | CancellationException ex) {
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
 	}
 
 	/** The idempotency key given to the output at a position of a claim that has none: the same on every re-send. */

@@ -84,6 +84,9 @@ final class CapturingProducer<K, V> implements InvocationHandler {
 			capture.sent(record, slot, ack, this.delegate);
 			return ack;
 		}
+		catch (OutputRejectedException ex) {
+			throw capture.rejected(ex); // over idempotent.outputs.max-bytes: caught or not, the claim rolls back
+		}
 		finally {
 			slot.close();
 		}

@@ -8,6 +8,7 @@ import java.util.UUID;
 import ch.qos.logback.classic.Level;
 import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.capture.OutputMeters;
+import dev.idempotent.capture.OutputRejectedException;
 import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.claim.IdempotencyContext;
 import dev.idempotent.jdbc.TableName;
@@ -21,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -28,6 +30,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.support.KafkaHeaders;
@@ -45,11 +48,14 @@ import static org.awaitility.Awaitility.await;
  * the application's {@code KafkaTemplate} is stored with its claim, awaited, and sent again, in order and with its
  * headers, when a redelivery is a hit; LEASED mode stores the outputs in its completion step; a listener that opted
  * out stores nothing and warns once; an output over the size limit dead-letters the record with the reason and
- * rolls its claim back; a group commit stores each member's outputs in the group's transaction and sends a member's
+ * rolls its claim back, even when the method catches the exception; a send the producer refuses at once and the
+ * method catches (too large for the producer, no such partition) is not stored, so later hits do not fail on it;
+ * a group commit stores each member's outputs in the group's transaction and sends a member's
  * stored outputs again when it is a hit. One broker and one application for the class.
  */
 @SpringBootTest(classes = { ItApplication.class, AbstractOutputsIT.Listeners.class },
-		properties = { "idempotent.outputs.max-bytes=2KB", "idempotent.error-handling.max-retries=1",
+		properties = { "idempotent.outputs.max-bytes=" + AbstractOutputsIT.MAX_BYTES + "B",
+				"spring.kafka.producer.properties.max.block.ms=3000", "idempotent.error-handling.max-retries=1",
 				"idempotent.error-handling.retry-interval=50ms" })
 @EmbeddedKafka(partitions = 1, topics = { AbstractOutputsIT.IN, AbstractOutputsIT.LEASED_IN, AbstractOutputsIT.OPTED_OUT_IN,
 		AbstractOutputsIT.GROUP_IN, AbstractOutputsIT.OUT, AbstractOutputsIT.IN + ".DLT" })
@@ -64,6 +70,9 @@ abstract class AbstractOutputsIT {
 	static final String GROUP_IN = "outputs.group-in";
 
 	static final String OUT = "outputs.out";
+
+	/** Above the producer's {@code max.request.size} (1 MiB): a value may pass the limit and the producer refuse it. */
+	static final int MAX_BYTES = 1_200_000;
 
 	static final String RUN = UUID.randomUUID().toString().substring(0, 8);
 
@@ -169,8 +178,50 @@ abstract class AbstractOutputsIT {
 			kafka.send(IN, key, "big");
 			ConsumerRecord<String, String> dead = dlt.awaitValue("big");
 			assertThat(DeadLetterReader.header(dead, KafkaHeaders.DLT_EXCEPTION_MESSAGE))
-				.contains("more than idempotent.outputs.max-bytes=2048");
+				.contains("more than idempotent.outputs.max-bytes=" + MAX_BYTES);
 			assertThat(this.ledger.rows(RUN, key)).as("the claim rolled back with the business write").isZero();
+		}
+	}
+
+	@Test
+	void anOutputOverTheSizeLimitRollsTheClaimBackEvenWhenTheMethodCatchesTheException() throws Exception {
+		String key = RUN + "-big-caught-1";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader dlt = new DeadLetterReader(this.broker.getBrokersAsString(), IN + ".DLT")) {
+			kafka.send(IN, key, "big-caught");
+			ConsumerRecord<String, String> dead = dlt.awaitValue("big-caught");
+			assertThat(DeadLetterReader.header(dead, KafkaHeaders.DLT_EXCEPTION_MESSAGE))
+				.contains("more than idempotent.outputs.max-bytes=" + MAX_BYTES);
+			assertThat(this.ledger.rows(RUN, key)).as("the claim rolled back with the business write").isZero();
+		}
+	}
+
+	@Test
+	void aSendTheProducerRefusesAtOnceAndTheMethodCatchesIsNotStoredAndDoesNotPoisonTheKey() throws Exception {
+		List<String> payloads = List.of("too-large-caught", "no-partition-caught");
+		String scope = RUN + "-outputs";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader dlt = new DeadLetterReader(this.broker.getBrokersAsString(), IN + ".DLT")) {
+			long hits = ClaimMeters.hits(this.meters, scope);
+			for (String payload : payloads) {
+				kafka.send(IN, RUN + "-" + payload, payload);
+			}
+			for (String payload : payloads) {
+				String key = RUN + "-" + payload;
+				await().atMost(KafkaTestSupport.timeout()).until(() -> this.ledger.rows(RUN, key) == 1);
+				kafka.send(IN, key, payload);
+			}
+			await().atMost(KafkaTestSupport.timeout())
+				.until(() -> ClaimMeters.hits(this.meters, scope) >= hits + payloads.size() && kafka.lag(scope, IN) == 0);
+			for (String payload : payloads) {
+				String key = RUN + "-" + payload;
+				assertThat(this.ledger.rows(RUN, key)).as("processed once: " + payload).isOne();
+				assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + new TableName(TABLE).outputs()
+						+ " WHERE idempotency_key = ?", Long.class, key)).as("nothing stored: " + payload).isZero();
+			}
+			assertThat(dlt.readToEnd()).extracting(ConsumerRecord::value)
+				.as("neither the first delivery nor the hit is dead-lettered")
+				.doesNotContainAnyElementsOf(payloads);
 		}
 	}
 
@@ -264,10 +315,26 @@ abstract class AbstractOutputsIT {
 		@IdempotentListener
 		public void onCredit(String payload, @Header(IdempotencyHeaders.KEY) String key) {
 			this.ledger.credit(this.run, key, payload);
-			if (payload.equals("big")) {
-				this.template.send(OUT, key, "x".repeat(4096));
-				return;
+			switch (payload) {
+				case "big" -> this.template.send(OUT, key, "x".repeat(MAX_BYTES + 1));
+				case "big-caught" -> sendQuietly(new ProducerRecord<>(OUT, key, "x".repeat(MAX_BYTES + 1)));
+				case "too-large-caught" -> sendQuietly(new ProducerRecord<>(OUT, key, "x".repeat(1_100_000)));
+				case "no-partition-caught" -> sendQuietly(new ProducerRecord<>(OUT, 7, key, key + ":lost"));
+				default -> sendCreditedAndNotified(key);
 			}
+		}
+
+		/** A best-effort send, as services write them: a failure to send is logged, not thrown. */
+		private void sendQuietly(ProducerRecord<String, String> record) {
+			try {
+				this.template.send(record);
+			}
+			catch (KafkaException | OutputRejectedException ex) {
+				LoggerFactory.getLogger(CreditListener.class).warn("Not sent: {}", ex.toString());
+			}
+		}
+
+		private void sendCreditedAndNotified(String key) {
 			ProducerRecord<String, String> credited = new ProducerRecord<>(OUT, 0, key, key + ":credited");
 			credited.headers().add("trace", "t-1".getBytes(StandardCharsets.UTF_8));
 			this.template.send(credited);
