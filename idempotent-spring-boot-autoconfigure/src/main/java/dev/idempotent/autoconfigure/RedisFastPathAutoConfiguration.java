@@ -5,11 +5,13 @@ import java.util.Set;
 
 import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.claim.TransactionalClaimExecutor;
+import dev.idempotent.fastpath.DatabaseIdentity;
 import dev.idempotent.fastpath.DatabaseOnlyHits;
 import dev.idempotent.fastpath.FastPath;
 import dev.idempotent.fastpath.FastPathClaims;
 import dev.idempotent.fastpath.FastPathListener;
 import dev.idempotent.fastpath.redis.RedisFastPath;
+import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.kafka.PolledRecordsInstaller;
 import dev.idempotent.metrics.MicrometerFastPathListener;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,6 +28,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The Redis fast path when {@code idempotent.fast-path.redis.enabled=true} (docs/fast-path.md): a
@@ -118,7 +121,8 @@ public class RedisFastPathAutoConfiguration {
 		@ConditionalOnMissingBean(FastPath.class)
 		RedisFastPath idempotentRedisFastPath(ObjectProvider<RedisConnectionFactory> connectionFactory,
 				RedisFastPathProperties properties, IdempotentProperties idempotent,
-				IdempotentRetentionProperties retention) {
+				IdempotentRetentionProperties retention, ObjectProvider<JdbcClaimStore> claims,
+				ObjectProvider<PlatformTransactionManager> transactionManager) {
 			RedisConnectionFactory factory = connectionFactory.getIfUnique();
 			if (!(factory instanceof LettuceConnectionFactory lettuce)) {
 				throw new IllegalStateException("idempotent.fast-path.redis.enabled=true needs one Lettuce "
@@ -127,10 +131,25 @@ public class RedisFastPathAutoConfiguration {
 								: "none") + ". Add the starter, or turn the fast path off.");
 			}
 			String prefix = (properties.getKeyPrefix() != null) ? properties.getKeyPrefix()
-					: "idempotent:" + idempotent.getTableName() + ":";
+					: defaultKeyPrefix(idempotent, claims.getIfUnique(() -> {
+						throw new IllegalStateException("idempotent.fast-path.redis.key-prefix is not set and the "
+								+ "starter's JdbcClaimStore, which names the database in the default prefix, is not "
+								+ "there: set the prefix to a name unique to this database, so that deployments with "
+								+ "separate databases sharing this Redis never read each other's keys.");
+					}), IdempotentAutoConfiguration.uniqueTransactionManager(transactionManager));
 			return new RedisFastPath(lettuce, prefix, ttl(properties, retention), properties.getTimeout());
 		}
 
+	}
+
+	/**
+	 * {@code idempotent:<table>:<the database's name>:}: the name ({@link DatabaseIdentity}) is drawn once and kept in
+	 * the database, so that deployments with separate databases never share keys, even with one Redis, the same group
+	 * ids and the same table name, while every application on the same database does.
+	 */
+	static String defaultKeyPrefix(IdempotentProperties idempotent, JdbcClaimStore claims,
+			PlatformTransactionManager transactionManager) {
+		return "idempotent:" + idempotent.getTableName() + ":" + DatabaseIdentity.of(claims, transactionManager) + ":";
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -41,8 +41,9 @@ public class RedisFastPathProperties {
 	private Duration pauseAfterError = FastPathClaims.DEFAULT_PAUSE_AFTER_ERROR;
 
 	/**
-	 * Prepended to every Redis key. Defaults to 'idempotent:' plus the idempotency table's name and ':', so that
-	 * two applications with their own tables never share keys.
+	 * Prepended to every Redis key. Defaults to 'idempotent:', the idempotency table's name, ':', a random name of
+	 * the database drawn once and kept in it (a row of scope 'idempotent.fast-path' in the idempotency table) and
+	 * ':', so that applications on separate databases never share keys, whatever their tables and group ids.
 	 */
 	private @Nullable String keyPrefix;
 

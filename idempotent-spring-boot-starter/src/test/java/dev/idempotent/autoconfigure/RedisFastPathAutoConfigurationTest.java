@@ -1,11 +1,19 @@
 package dev.idempotent.autoconfigure;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
 
+import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.fastpath.FastPath;
+import dev.idempotent.fastpath.FastPathAnswer;
 import dev.idempotent.fastpath.FastPathClaims;
+import dev.idempotent.fastpath.RememberedClaim;
 import dev.idempotent.fastpath.redis.RedisFastPath;
+import dev.idempotent.fastpath.redis.RedisProcess;
 import dev.idempotent.metrics.MicrometerFastPathListener;
+import dev.idempotent.testsupport.TestDatabases;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +31,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Redis fast path's auto-configuration: off by default, on with a Lettuce connection factory, refused at
- * startup without one or with a TTL longer than retention. No Redis is contacted (the factory connects lazily).
+ * startup without one or with a TTL longer than retention; the default key prefix names the database, so that
+ * deployments on separate databases (MariaDB and PostgreSQL here) sharing one Redis do not read each other's keys.
+ * Only that test contacts a Redis (a private one); elsewhere the factory connects lazily.
  */
 class RedisFastPathAutoConfigurationTest {
 
@@ -94,6 +104,37 @@ class RedisFastPathAutoConfigurationTest {
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("spring-boot-starter-data-redis"));
+	}
+
+	@Test
+	void deploymentsWithSeparateDatabasesSharingARedisDoNotReadEachOthersKeys() throws Exception {
+		String table = "fast_path_" + UUID.randomUUID().toString().substring(0, 8);
+		ClaimRequest processed = new ClaimRequest("ledger-consumers", "order-1", null);
+		try (RedisProcess redis = RedisProcess.start()) {
+			ApplicationContextRunner shared = this.runner
+				.withBean(LettuceConnectionFactory.class,
+						() -> new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", redis.port())))
+				.withPropertyValues("idempotent.fast-path.redis.enabled=true", "idempotent.table-name=" + table,
+						"idempotent.jdbc.initialize-schema=always");
+			ApplicationContextRunner mariadb = on(shared, TestDatabases.MARIADB);
+			ApplicationContextRunner postgresql = on(shared, TestDatabases.POSTGRESQL);
+			mariadb.run((context) -> assertThat(context.getBean(RedisFastPath.class)
+				.remember(List.of(new RememberedClaim(processed, Instant.now())))).isNull());
+
+			postgresql.run((context) -> assertThat(context.getBean(RedisFastPath.class).knows(processed))
+				.as("a deployment on another database with the same table and scope").isEqualTo(FastPathAnswer.UNKNOWN));
+			mariadb.run((context) -> assertThat(context.getBean(RedisFastPath.class).knows(processed))
+				.as("another application on the same database").isInstanceOf(FastPathAnswer.Known.class));
+		}
+		finally {
+			TestDatabases.drop(TestDatabases.mariadb(), table);
+			TestDatabases.drop(TestDatabases.postgresql(), table);
+		}
+	}
+
+	private static ApplicationContextRunner on(ApplicationContextRunner runner, TestDatabases.Connection database) {
+		return runner.withPropertyValues("spring.datasource.url=" + database.url(),
+				"spring.datasource.username=" + database.user(), "spring.datasource.password=" + database.password());
 	}
 
 	private static dev.idempotent.autoconfigure.IdempotentRetentionProperties retention(Duration period) {

@@ -36,9 +36,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * key "c" apart from scope "a" with key "b:c"; bytes are UTF-8, so keys compare exactly as in the database);</li>
  * <li>its value holds what a hit reports: when it was processed, its payload fingerprint and its first delivery's
  * topic, partition and offset;</li>
- * <li>{@link #remember} writes it with {@code SET ... PX}, the TTL counted from when the key was processed (not
- * from the write), so that Redis forgets it no later than retention removes the row; a key whose TTL is already
- * spent is not written;</li>
+ * <li>{@link #remember} writes it with {@code SET ... PXAT}: it expires at an instant, when the key was processed plus
+ * the TTL (not counted from the write), so that Redis forgets it no later than retention removes the row, even when
+ * a write that timed out here reaches Redis later (after a reconnect); a key whose TTL is already spent is not
+ * written. Needs Redis 6.2 or later;</li>
  * <li>{@link #knowAll} is one {@code MGET}; every call waits at most the timeout, and a timeout, a connection
  * failure or an unreadable value is {@link FastPathAnswer.Failed} (or unknown): the database claim decides.</li>
  * </ul>
@@ -118,15 +119,21 @@ public class RedisFastPath implements FastPath {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = commands(connection);
 			List<RedisFuture<String>> writes = new ArrayList<>(claims.size());
 			for (RememberedClaim claim : claims) {
-				long left = this.ttl.minus(Duration.between(claim.processedAt(), now)).toMillis();
-				if (left > 0) {
+				Instant expiry = claim.processedAt().plus(this.ttl);
+				if (expiry.isAfter(now)) {
 					writes.add(commands.set(key(claim.request()), encode(claim),
-							SetArgs.Builder.px(Math.min(left, this.ttl.toMillis()))));
+							SetArgs.Builder.pxAt(expiry.toEpochMilli())));
 				}
 			}
 			long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(this.timeoutMillis);
-			for (RedisFuture<String> write : writes) {
-				write.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			try {
+				for (RedisFuture<String> write : writes) {
+					write.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
+			}
+			finally {
+				// a write still queued may be dropped; one that reaches Redis later expires at its instant all the same
+				writes.forEach((write) -> write.cancel(false));
 			}
 			return null;
 		}

@@ -20,6 +20,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link RedisFastPath} on a private {@code redis-server}: what a known key answers, keys that cannot collide, the
@@ -27,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisFastPathTest {
 
-	private static final Instant NOW = Instant.parse("2026-12-02T00:00:00Z");
+	/** The time the fast path is told: Redis expires keys at instants, on its own clock. */
+	private static final Instant NOW = Instant.now();
 
 	private static RedisProcess redis;
 
@@ -80,6 +82,28 @@ class RedisFastPathTest {
 		assertThat(ttl).isBetween(Duration.ofMinutes(49).toMillis(), Duration.ofMinutes(50).toMillis());
 		assertThat(this.fastPath.knows(new ClaimRequest("ttl", "expired", null))).as("older than the TTL: not written")
 			.isEqualTo(FastPathAnswer.UNKNOWN);
+	}
+
+	@Test
+	void aWriteThatReachesRedisAfterItsTtlDoesNotOutliveIt() throws Exception {
+		RedisFastPath shortLived = new RedisFastPath(factory, "test:", Duration.ofSeconds(2), Duration.ofMillis(200));
+		ClaimRequest request = new ClaimRequest("late", "write-1", null);
+		assertThat(shortLived.knows(request)).as("connected before the server stops answering")
+			.isEqualTo(FastPathAnswer.UNKNOWN);
+		Instant processed = Instant.now();
+		redis.suspend();
+		try {
+			assertThat(shortLived.remember(List.of(new RememberedClaim(request, processed))))
+				.as("the write timed out here").isNotNull();
+			await().atMost(Duration.ofSeconds(10)).until(() -> Instant.now().isAfter(processed.plusSeconds(3)));
+		}
+		finally {
+			redis.resume();
+		}
+
+		// the write queued on the shared connection reaches Redis now, before this lookup
+		assertThat(shortLived.knows(request)).isEqualTo(FastPathAnswer.UNKNOWN);
+		assertThat(redis.command("EXISTS test:4:late:write-1")).isEqualTo(":0");
 	}
 
 	@Test
