@@ -53,7 +53,7 @@ public final class Capture implements AutoCloseable {
 
 	private final List<Future<RecordMetadata>> acks = new ArrayList<>();
 
-	/** The producers the outputs went through, flushed before their acknowledgments are awaited. */
+	/** The producers the outputs went through, told to flush before their acknowledgments are awaited. */
 	private final Set<Producer<?, ?>> producers = Collections.newSetFromMap(new IdentityHashMap<>());
 
 	private int stored;
@@ -230,8 +230,7 @@ public final class Capture implements AutoCloseable {
 		if (this.acks.isEmpty()) {
 			return;
 		}
-		// the outputs are awaited one record at a time: a producer's linger.ms would delay each of them that long
-		this.producers.forEach(Producer::flush);
+		this.producers.forEach(ProducerFlush::start);
 		Acknowledgments.await(this.acks, this.owner.settings().ackTimeout(), this.claim);
 	}
 

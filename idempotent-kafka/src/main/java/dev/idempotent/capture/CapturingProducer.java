@@ -102,7 +102,7 @@ final class CapturingProducer<K, V> implements InvocationHandler {
 				ack = this.delegate.send(record, callback);
 			}
 			if (reply.awaits()) {
-				this.delegate.flush(); // the reply is awaited on its own: do not let it linger
+				ProducerFlush.start(this.delegate); // the reply is awaited on its own: do not let it linger
 			}
 			reply.awaitSent(ack);
 			return ack;

@@ -50,7 +50,10 @@ final class OutputReplay {
 			return this.template.executeInTransaction((operations) -> sendAll(operations, claim, outputs, keyHeader));
 		}
 		List<Future<RecordMetadata>> acks = sendAll(this.template, claim, outputs, keyHeader);
-		this.template.flush(); // they are awaited at once: do not let them linger
+		this.template.execute((producer) -> { // they are awaited at once: do not let them linger
+			ProducerFlush.start(producer);
+			return null;
+		});
 		return acks;
 	}
 
