@@ -25,8 +25,11 @@ import org.springframework.kafka.annotation.KafkaListenerAnnotationBeanPostProce
 import org.springframework.kafka.config.ContainerPostProcessor;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.kafka.listener.BatchMessageListener;
+import org.springframework.kafka.listener.CommonContainerStoppingErrorHandler;
+import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.ContainerProperties.AckMode;
+import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.RecordInterceptor;
 import org.springframework.kafka.listener.adapter.KafkaBackoffAwareMessageListenerAdapter;
 import org.springframework.messaging.handler.annotation.SendTo;
@@ -47,7 +50,8 @@ import org.springframework.util.StringUtils;
  * </ul>
  * Group commit cannot serve a batch listener (already claimed in one transaction), LEASED mode, a method that takes an
  * {@code Acknowledgment} or replies ({@code @SendTo}), a listener error handler ({@code errorHandler}, which the
- * group would bypass), a listener that has its own {@code containerPostProcessor}, retry topics, manual
+ * group would bypass), a container error handler other than a {@code DefaultErrorHandler} (one that handles records
+ * only would let the container commit past a failing member's group), a listener that has its own {@code containerPostProcessor}, retry topics, manual
  * acknowledgment, a Kafka transaction, or a container factory with a record interceptor of the application (a batch
  * container does not call it): with {@link GroupCommit#ENABLED} the application refuses to start naming the reason;
  * with {@link GroupCommit#DEFAULT} the listener runs record by record and the reason is logged at INFO.
@@ -230,12 +234,31 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 			return "its container adds the delivery attempt header (deliveryAttemptHeader), which a batch container"
 					+ " does not";
 		}
+		CommonErrorHandler handler = container.getCommonErrorHandler();
+		if (handler != null && !retriesTheFailingMember(handler)) {
+			// a group fails as a batch naming its failing member: a handler that handles records only (spring-kafka's
+			// CommonLoggingErrorHandler, one that implements handleOne) returns, and the container commits the poll
+			return "its container's error handler (" + handler.getClass().getName() + ") is not a DefaultErrorHandler:"
+					+ " a failing member of a group would make the container commit past the records after it, which"
+					+ " would never be processed. Use a DefaultErrorHandler (the starter's, or your own as a bean with a"
+					+ " recoverer), or let the listener run record by record (groupCommit = DISABLED)";
+		}
 		RecordInterceptor<?, ?> interceptor = ListenerInterceptors.record(container);
 		if (interceptor != null && !(interceptor instanceof RecordCapturingInterceptor)) {
 			return "its container factory has a record interceptor of the application's, which a batch container does"
 					+ " not call";
 		}
 		return null;
+	}
+
+	/**
+	 * Whether an error handler, given a batch that failed with a {@code BatchListenerFailedException} naming a record,
+	 * commits the records before it and delivers that record and the ones after it again (or stops the container,
+	 * committing nothing): spring-kafka's {@link DefaultErrorHandler} (the starter's is one) and
+	 * {@link CommonContainerStoppingErrorHandler}.
+	 */
+	private static boolean retriesTheFailingMember(CommonErrorHandler handler) {
+		return handler instanceof DefaultErrorHandler || handler instanceof CommonContainerStoppingErrorHandler;
 	}
 
 	/**
