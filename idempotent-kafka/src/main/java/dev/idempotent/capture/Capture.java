@@ -19,6 +19,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  * <li>{@link #close()} in a {@code finally}.</li>
  * </ol>
  * A record sent without the idempotency key header gets one before it is sent, derived from the claim and the
- * output's position, so that a re-send on a hit carries the same key as the first send.
+ * output's position (for a batch listener: from the output's content, {@link BatchOutputKeys}), so that a re-send on
+ * a hit carries the same key as the first send.
  * <p>Used by one thread. Not thread-safe.
  *
  * @since 0.2.0
@@ -49,6 +51,12 @@ public final class Capture implements AutoCloseable {
 
 	private final String listener;
 
+	/** The keys of a batch listener's outputs, taken from their content; {@code null}: from the claim. */
+	private final @Nullable BatchOutputKeys batchKeys;
+
+	/** The most outputs this capture may record. */
+	private final int maxCount;
+
 	private final List<StoredOutput> outputs = new ArrayList<>();
 
 	private final List<Future<RecordMetadata>> acks = new ArrayList<>();
@@ -60,11 +68,14 @@ public final class Capture implements AutoCloseable {
 
 	private @Nullable OutputRejectedException rejected;
 
-	Capture(ClaimRequest claim, ClaimOutputs owner, boolean recording, String listener) {
+	Capture(ClaimRequest claim, ClaimOutputs owner, boolean recording, String listener,
+			@Nullable BatchOutputKeys batchKeys, int records) {
 		this.claim = claim;
 		this.owner = owner;
 		this.recording = recording;
 		this.listener = listener;
+		this.batchKeys = batchKeys;
+		this.maxCount = owner.settings().maxCount() * Math.max(1, records);
 	}
 
 	/** The capture open on this thread, or {@code null}. */
@@ -126,16 +137,34 @@ public final class Capture implements AutoCloseable {
 			this.owner.warnUncaptured(this.listener, record.topic());
 			return;
 		}
-		if (this.outputs.size() >= this.owner.settings().maxCount()) {
+		if (this.outputs.size() >= this.maxCount) {
 			throw rejected(new OutputRejectedException("@IdempotentListener method " + this.listener + " sent more than"
-					+ " idempotent.outputs.max-count=" + this.owner.settings().maxCount() + " records under one claim;"
-					+ " they cannot all be stored to be re-sent on a hit. The record to " + record.topic() + " was not"
-					+ " sent and the claim rolls back. Raise the limit or turn outputs off for this listener."));
+					+ " idempotent.outputs.max-count=" + this.owner.settings().maxCount() + " records per claim ("
+					+ this.maxCount + " in this call); they cannot all be stored to be re-sent on a hit. The record to "
+					+ record.topic() + " was not sent and the claim rolls back. Raise the limit or turn outputs off"
+					+ " for this listener."));
 		}
+		if (this.batchKeys == null) {
+			addKey(record.headers(), outputKey(this.claim, this.outputs.size()));
+		}
+	}
+
+	/**
+	 * Called by the value serializer of a record sent under this capture, after the key and the value were serialized
+	 * and before the producer makes the headers read-only: a batch listener's output without a key gets the one its
+	 * content gives ({@link BatchOutputKeys}).
+	 */
+	void serialized(String topic, Headers headers, byte @Nullable [] key, byte @Nullable [] value) {
+		if (this.recording && this.batchKeys != null) {
+			addKey(headers, this.batchKeys.next(topic, key, value));
+		}
+	}
+
+	private void addKey(Headers headers, byte[] key) {
 		String header = this.owner.settings().keyHeader();
-		if (record.headers().lastHeader(header) == null) {
+		if (headers.lastHeader(header) == null) {
 			try {
-				record.headers().add(header, outputKey(this.claim, this.outputs.size()));
+				headers.add(header, key);
 			}
 			catch (IllegalStateException readOnly) {
 				// a record object sent before keeps the headers it was sent with

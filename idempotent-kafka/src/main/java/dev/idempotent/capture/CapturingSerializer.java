@@ -41,7 +41,12 @@ final class CapturingSerializer<T> implements Serializer<T> {
 		if (slot != null && slot.replays(this.isKey)) {
 			return slot.bytes(this.isKey);
 		}
-		return serialized(topic, this.delegate.serialize(topic, headers, data));
+		byte @Nullable [] bytes = serialized(topic, this.delegate.serialize(topic, headers, data));
+		Capture capture = Capture.current();
+		if (!this.isKey && capture != null && slot != null && !slot.isReplay()) {
+			capture.serialized(topic, headers, slot.bytes(true), bytes); // the key was serialized first
+		}
+		return bytes;
 	}
 
 	private byte @Nullable [] serialized(String topic, byte @Nullable [] bytes) {

@@ -66,7 +66,24 @@ public final class ClaimOutputs {
 	 * @return the capture; close it in a {@code finally}
 	 */
 	public Capture begin(ClaimRequest claim, boolean capture, String listener) {
-		return new Capture(claim, this, captures(capture), listener).bind();
+		return new Capture(claim, this, captures(capture), listener, null, 1).bind();
+	}
+
+	/**
+	 * Begin capturing, on this thread, the outputs of a call of a batch listener: they are stored under one claim
+	 * (the call cannot tell which record an output belongs to), up to {@code idempotent.outputs.max-count} per record
+	 * of the call, and those without a key get one from their content ({@link BatchOutputKeys}), the same whether the
+	 * batch or one of its records sends them.
+	 * @param claim the claim the outputs are stored under
+	 * @param capture whether the listener captures its outputs (see {@link #begin})
+	 * @param listener names the listener, for messages
+	 * @param keys the keys of the delivery's outputs
+	 * @param records how many records the call processes
+	 * @return the capture; close it in a {@code finally}
+	 * @since 0.2.0
+	 */
+	public Capture begin(ClaimRequest claim, boolean capture, String listener, BatchOutputKeys keys, int records) {
+		return new Capture(claim, this, captures(capture), listener, keys, records).bind();
 	}
 
 	/**

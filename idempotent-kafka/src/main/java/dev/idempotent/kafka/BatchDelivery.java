@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import dev.idempotent.capture.BatchOutputKeys;
 import dev.idempotent.capture.Capture;
 import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.capture.LoadedOutputs;
@@ -17,6 +18,8 @@ import dev.idempotent.metrics.ClaimListener;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.kafka.listener.BatchListenerFailedException;
@@ -42,6 +45,8 @@ import org.springframework.kafka.listener.BatchListenerFailedException;
  */
 final class BatchDelivery {
 
+	private static final Logger logger = LoggerFactory.getLogger(BatchDelivery.class);
+
 	private final ListenerMethod listener;
 
 	private final MethodInvocation invocation;
@@ -59,6 +64,8 @@ final class BatchDelivery {
 	private final LateRecordCheck lateRecords;
 
 	private final @Nullable ClaimOutputs outputs;
+
+	private final BatchOutputKeys outputKeys;
 
 	private DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.NONE;
 
@@ -79,6 +86,7 @@ final class BatchDelivery {
 		this.claimListener = claimListener;
 		this.lateRecords = lateRecords;
 		this.outputs = outputs;
+		this.outputKeys = new BatchOutputKeys(listener.scope());
 		if (this.parameters.problem() != null) {
 			throw new IllegalStateException("@IdempotentListener batch method " + listener + " cannot be supported: "
 					+ this.parameters.problem());
@@ -173,6 +181,8 @@ final class BatchDelivery {
 		catch (Throwable batchFailure) {
 			capture.close();
 			this.acknowledgment.rolledBack();
+			logger.info("The batch of {} records of {} failed as one transaction ({}); its records are processed one at"
+					+ " a time, each in its own transaction", claims.size(), this.listener, batchFailure.toString());
 			return processOneByOne(claims);
 		}
 		capture.close();
@@ -195,12 +205,15 @@ final class BatchDelivery {
 
 	private @Nullable Object processOneByOne(List<ClaimRequest> claims) throws Throwable {
 		Object last = null;
+		this.outputKeys.restart();
 		for (int i = 0; i < claims.size(); i++) {
 			List<Integer> position = List.of(i);
-			try (Capture capture = begin(claims.get(i))) {
+			this.outputKeys.mark();
+			try (Capture capture = begin(claims.get(i), 1)) {
 				ClaimOutcome<Object> outcome;
 				try {
 					outcome = this.executor.executeInOwnTransaction(claims.get(i), () -> {
+						this.outputKeys.rewind();
 						if (capture != null) {
 							capture.attempt();
 						}
@@ -237,9 +250,10 @@ final class BatchDelivery {
 		return last;
 	}
 
-	private @Nullable Capture begin(ClaimRequest claim) {
-		return (this.outputs != null) ? this.outputs.begin(claim, this.listener.capturesOutputs(), this.listener.toString())
-				: null;
+	/** Begin capturing the outputs of a call of the method with some records, owned by a claim. */
+	private @Nullable Capture begin(ClaimRequest claim, int records) {
+		return (this.outputs != null) ? this.outputs.begin(claim, this.listener.capturesOutputs(),
+				this.listener.toString(), this.outputKeys, records) : null;
 	}
 
 	/** Wait for the outputs a committed claim sent, or send those a hit's first processing stored again. */
@@ -259,7 +273,8 @@ final class BatchDelivery {
 
 	/**
 	 * The outputs of a batch processed in one transaction: what the method sends is owned by the first claimed record
-	 * of the batch (one call of the method cannot tell which record an output belongs to); a hit's stored outputs are
+	 * of the batch (one call of the method cannot tell which record an output belongs to), and keyed by its content
+	 * ({@link BatchOutputKeys}), as when its record sends it alone after a fallback; a hit's stored outputs are
 	 * sent again, unless its key was claimed in this same batch (a repeat within the batch).
 	 */
 	private final class BatchCapture {
@@ -274,7 +289,8 @@ final class BatchDelivery {
 
 		@Nullable Object proceedWith(List<Integer> positions) throws Throwable {
 			close();
-			this.capture = begin(this.claims.get(positions.get(0)));
+			BatchDelivery.this.outputKeys.restart();
+			this.capture = begin(this.claims.get(positions.get(0)), positions.size());
 			Object value = BatchDelivery.this.proceedWith(positions);
 			if (this.capture != null) {
 				this.capture.store();

@@ -3,7 +3,9 @@ package dev.idempotent.it;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import ch.qos.logback.classic.Level;
 import dev.idempotent.capture.ClaimOutputs;
@@ -29,9 +31,11 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
@@ -58,7 +62,8 @@ import static org.awaitility.Awaitility.await;
 				"spring.kafka.producer.properties.max.block.ms=3000", "idempotent.error-handling.max-retries=1",
 				"idempotent.error-handling.retry-interval=50ms" })
 @EmbeddedKafka(partitions = 1, topics = { AbstractOutputsIT.IN, AbstractOutputsIT.LEASED_IN, AbstractOutputsIT.OPTED_OUT_IN,
-		AbstractOutputsIT.GROUP_IN, AbstractOutputsIT.OUT, AbstractOutputsIT.IN + ".DLT" })
+		AbstractOutputsIT.GROUP_IN, AbstractOutputsIT.OUT, AbstractOutputsIT.IN + ".DLT", AbstractOutputsIT.BATCH_IN,
+		AbstractOutputsIT.MANY_IN })
 abstract class AbstractOutputsIT {
 
 	static final String IN = "outputs.in";
@@ -70,6 +75,13 @@ abstract class AbstractOutputsIT {
 	static final String GROUP_IN = "outputs.group-in";
 
 	static final String OUT = "outputs.out";
+
+	static final String BATCH_IN = "outputs.batch-in";
+
+	static final String MANY_IN = "outputs.many-in";
+
+	/** Outputs each record of {@link #MANY_IN} sends: a batch of three sends more than max-count (100) in one call. */
+	static final int MANY = 40;
 
 	/** Above the producer's {@code max.request.size} (1 MiB): a value may pass the limit and the producer refuse it. */
 	static final int MAX_BYTES = 1_200_000;
@@ -89,6 +101,9 @@ abstract class AbstractOutputsIT {
 
 	@Autowired
 	JdbcTemplate jdbc;
+
+	@Autowired
+	KafkaListenerEndpointRegistry registry;
 
 	abstract ItDatabase database();
 
@@ -184,6 +199,51 @@ abstract class AbstractOutputsIT {
 	}
 
 	@Test
+	void aBatchsOutputsKeepTheirKeysWhenTheBatchFallsBackToOneRecordAtATime() throws Exception {
+		List<String> keys = List.of(RUN + "-batch-1", RUN + "-batch-2", RUN + "-batch-3-flaky");
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT);
+				LogCapture log = new LogCapture("dev.idempotent.kafka.BatchDelivery")) {
+			kafka.sendAll(BATCH_IN, keys);
+			this.registry.getListenerContainer(RUN + "-batch").start(); // after the records: they come in one poll
+
+			// the batch sends the first two outputs, fails at the third record and rolls back; then each record
+			// runs alone and sends its output again
+			for (String key : keys.subList(0, 2)) {
+				List<ConsumerRecord<String, String>> sent = awaitOutputs(out, key, 2);
+				assertThat(sent).extracting((r) -> DeadLetterReader.header(r, IdempotencyHeaders.KEY))
+					.as("both sends of " + key + " carry one key").containsOnly(DeadLetterReader.header(sent.get(0),
+							IdempotencyHeaders.KEY));
+			}
+			awaitOutputs(out, keys.get(2), 1);
+			assertThat(out.readToEnd().stream()
+				.filter((r) -> keys.contains(r.key()))
+				.map((r) -> DeadLetterReader.header(r, IdempotencyHeaders.KEY))
+				.distinct()).as("three outputs, three keys").hasSize(3);
+			assertThat(log.messages(Level.INFO)).anySatisfy((message) -> assertThat(message)
+				.contains("The batch of 3 records of", "failed as one transaction", "one at a time"));
+		}
+	}
+
+	@Test
+	void aBatchMaySendMaxCountOutputsPerRecord() throws Exception {
+		List<String> keys = List.of(RUN + "-many-1", RUN + "-many-2", RUN + "-many-3");
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT);
+				LogCapture log = new LogCapture("dev.idempotent.kafka.BatchDelivery")) {
+			kafka.sendAll(MANY_IN, keys);
+			this.registry.getListenerContainer(RUN + "-many").start();
+
+			for (String key : keys) {
+				awaitOutputs(out, key, MANY);
+			}
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(RUN + "-many", MANY_IN) == 0);
+			assertThat(out.readToEnd()).filteredOn((r) -> keys.contains(r.key())).hasSize(3 * MANY);
+			assertThat(log.messages(Level.INFO)).noneSatisfy((message) -> assertThat(message).contains("-many"));
+		}
+	}
+
+	@Test
 	void anOutputOverTheSizeLimitRollsTheClaimBackEvenWhenTheMethodCatchesTheException() throws Exception {
 		String key = RUN + "-big-caught-1";
 		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
@@ -270,6 +330,7 @@ abstract class AbstractOutputsIT {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@Import(BatchContainerFactory.class)
 	static class Listeners {
 
 		@Bean
@@ -288,6 +349,12 @@ abstract class AbstractOutputsIT {
 		GroupListener outputsGroupListener(ItLedger ledger, KafkaTemplate<String, String> template,
 				@Value("${it.run}") String run) {
 			return new GroupListener(ledger, template, run);
+		}
+
+		@Bean
+		BatchListener outputsBatchListener(ItLedger ledger, KafkaTemplate<String, String> template,
+				@Value("${it.run}") String run) {
+			return new BatchListener(ledger, template, run);
 		}
 
 		@Bean
@@ -388,6 +455,48 @@ abstract class AbstractOutputsIT {
 		public void onCredit(String payload, @Header(IdempotencyHeaders.KEY) String key) {
 			this.ledger.credit(this.run + "-group", key, payload);
 			this.template.send(OUT, key, key + ":grouped");
+		}
+
+	}
+
+	static class BatchListener {
+
+		private final ItLedger ledger;
+
+		private final KafkaTemplate<String, String> template;
+
+		private final String run;
+
+		private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+
+		BatchListener(ItLedger ledger, KafkaTemplate<String, String> template, String run) {
+			this.ledger = ledger;
+			this.template = template;
+			this.run = run;
+		}
+
+		@KafkaListener(id = "${it.run}-batch", topics = BATCH_IN, groupId = "${it.run}-batch",
+				containerFactory = "batchFactory", autoStartup = "false")
+		@IdempotentListener
+		public void onCredits(List<ConsumerRecord<String, String>> records) {
+			for (ConsumerRecord<String, String> record : records) {
+				this.ledger.credit(this.run + "-batch", record.key(), record.value());
+				if (record.key().endsWith("flaky") && this.failedOnce.add(record.key())) {
+					throw new IllegalStateException("first attempt of " + record.key());
+				}
+				this.template.send(OUT, record.key(), record.key() + ":batched");
+			}
+		}
+
+		@KafkaListener(id = "${it.run}-many", topics = MANY_IN, groupId = "${it.run}-many",
+				containerFactory = "batchFactory", autoStartup = "false")
+		@IdempotentListener
+		public void onMany(List<ConsumerRecord<String, String>> records) {
+			for (ConsumerRecord<String, String> record : records) {
+				for (int i = 0; i < MANY; i++) {
+					this.template.send(OUT, record.key(), record.key() + ":" + i);
+				}
+			}
 		}
 
 	}
