@@ -191,7 +191,8 @@ public final class Capture implements AutoCloseable {
 	 * sent nothing and is not recorded: its sender sees the failure (spring-kafka's {@code KafkaTemplate} throws a
 	 * {@code KafkaException}), and a hit must not send it again.
 	 */
-	void sent(ProducerRecord<?, ?> record, SerializedSlot slot, Future<RecordMetadata> ack, Producer<?, ?> producer) {
+	void sent(ProducerRecord<?, ?> record, SerializedSlot slot, Future<RecordMetadata> ack, Producer<?, ?> producer,
+			String factory) {
 		if (!this.recording || refused(ack)) {
 			return;
 		}
@@ -199,8 +200,10 @@ public final class Capture implements AutoCloseable {
 			throw new IllegalStateException("A record to " + record.topic() + " was sent under a claim by a producer"
 					+ " whose serializers are not the starter's; its bytes cannot be stored");
 		}
+		List<OutputHeader> headers = headers(record);
+		headers.add(SendingFactory.header(factory));
 		this.outputs.add(new StoredOutput(record.topic(), record.partition(), slot.bytes(true), slot.bytes(false),
-				headers(record)));
+				headers));
 		this.acks.add(ack);
 		this.producers.add(producer);
 	}

@@ -29,21 +29,25 @@ final class CapturingProducer<K, V> implements InvocationHandler {
 
 	private final Producer<K, V> delegate;
 
-	private CapturingProducer(Producer<K, V> delegate) {
+	private final String factory;
+
+	private CapturingProducer(Producer<K, V> delegate, String factory) {
 		this.delegate = delegate;
+		this.factory = factory;
 	}
 
 	/**
 	 * Wrap a producer.
 	 * @param delegate the producer that sends
+	 * @param factory the name of the producer factory bean that created it
 	 * @param <K> the key type
 	 * @param <V> the value type
 	 * @return the capturing producer
 	 */
 	@SuppressWarnings("unchecked")
-	static <K, V> Producer<K, V> wrap(Producer<K, V> delegate) {
+	static <K, V> Producer<K, V> wrap(Producer<K, V> delegate, String factory) {
 		return (Producer<K, V>) Proxy.newProxyInstance(Producer.class.getClassLoader(), new Class<?>[] { Producer.class },
-				new CapturingProducer<>(delegate));
+				new CapturingProducer<>(delegate, factory));
 	}
 
 	@Override
@@ -81,7 +85,7 @@ final class CapturingProducer<K, V> implements InvocationHandler {
 		SerializedSlot slot = SerializedSlot.open();
 		try {
 			Future<RecordMetadata> ack = this.delegate.send(record, callback);
-			capture.sent(record, slot, ack, this.delegate);
+			capture.sent(record, slot, ack, this.delegate, this.factory);
 			return ack;
 		}
 		catch (OutputRejectedException ex) {

@@ -1,10 +1,16 @@
 package dev.idempotent.capture;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.idempotent.claim.ClaimRequest;
@@ -35,7 +41,13 @@ public final class ClaimOutputs {
 
 	private final OutputSettings settings;
 
+	/** Sends again the outputs of the default producer factory (those stored without the factory's name, too). */
 	private final Supplier<OutputReplay> replay;
+
+	/** The capturing producer factory bean of a name, or {@code null}. */
+	private final Function<String, @Nullable ProducerFactory<Object, Object>> factories;
+
+	private final Map<ProducerFactory<Object, Object>, OutputReplay> replays = new ConcurrentHashMap<>();
 
 	private final OutputMeters meters;
 
@@ -51,9 +63,27 @@ public final class ClaimOutputs {
 	 */
 	public ClaimOutputs(OutputStore store, OutputSettings settings,
 			Supplier<ProducerFactory<Object, Object>> producerFactory, OutputMeters meters) {
+		this(store, settings, producerFactory, (name) -> null, meters);
+	}
+
+	/**
+	 * Create the outputs, sending each stored output again through the factory that sent it.
+	 * @param store where outputs are stored
+	 * @param settings limits and timeouts
+	 * @param producerFactory supplies, at the first hit with outputs, the producer factory that sends outputs stored
+	 * without the name of theirs, or whose factory is gone
+	 * @param factories the capturing producer factory bean of a name ({@link ProducerCaptureInstaller#named}), or
+	 * {@code null}
+	 * @param meters counts stored and replayed outputs
+	 * @since 0.2.0
+	 */
+	public ClaimOutputs(OutputStore store, OutputSettings settings,
+			Supplier<ProducerFactory<Object, Object>> producerFactory,
+			Function<String, @Nullable ProducerFactory<Object, Object>> factories, OutputMeters meters) {
 		this.store = store;
 		this.settings = settings;
-		this.replay = SingletonSupplier.of(() -> new OutputReplay(producerFactory.get()));
+		this.replay = SingletonSupplier.of(() -> this.replays.computeIfAbsent(producerFactory.get(), OutputReplay::new));
+		this.factories = factories;
 		this.meters = meters;
 	}
 
@@ -111,14 +141,9 @@ public final class ClaimOutputs {
 	 * @throws OutputRejectedException if an output failed for good
 	 */
 	public @Nullable StoredOutput replay(ClaimRequest claim, ClaimResult.Hit hit, boolean replies) {
-		boolean delivered = HitOrigin.of(claim, hit) == HitOrigin.RESEND && this.replay.get().inKafkaTransaction();
-		if (delivered && !replies) {
-			return null;
-		}
+		boolean resend = HitOrigin.of(claim, hit) == HitOrigin.RESEND;
 		List<StoredOutput> outputs = this.store.load(claim.scope(), claim.key());
-		if (!delivered) {
-			send(claim, outputs);
-		}
+		send(claim, outputs, resend);
 		if (!replies) {
 			return null;
 		}
@@ -153,7 +178,7 @@ public final class ClaimOutputs {
 	 */
 	public int replay(ClaimRequest claim, LoadedOutputs loaded) {
 		List<StoredOutput> outputs = loaded.of(claim);
-		return send(claim, (outputs != null) ? outputs : this.store.load(claim.scope(), claim.key()));
+		return send(claim, (outputs != null) ? outputs : this.store.load(claim.scope(), claim.key()), false);
 	}
 
 	/**
@@ -168,15 +193,43 @@ public final class ClaimOutputs {
 		return claims.isEmpty() ? LoadedOutputs.NONE : new LoadedOutputs(this.store, claims);
 	}
 
-	private int send(ClaimRequest claim, List<StoredOutput> outputs) {
-		int count = (int) outputs.stream().filter((output) -> !Replies.isReply(output)).count();
+	/**
+	 * Send a claim's outputs again, each through the factory that sent it, in order per factory, and wait for them. Of a
+	 * re-send's hit ({@code resend}), the outputs of a factory the container's Kafka transaction is active on are not
+	 * sent: they committed in the first record's transaction.
+	 */
+	private int send(ClaimRequest claim, List<StoredOutput> outputs, boolean resend) {
+		Map<OutputReplay, List<StoredOutput>> byFactory = new LinkedHashMap<>();
+		for (StoredOutput output : outputs) {
+			if (!Replies.isReply(output)) {
+				byFactory.computeIfAbsent(replayOf(output), (replay) -> new ArrayList<>()).add(output);
+			}
+		}
+		List<Future<RecordMetadata>> acks = new ArrayList<>();
+		int count = 0;
+		for (Map.Entry<OutputReplay, List<StoredOutput>> factory : byFactory.entrySet()) {
+			OutputReplay replay = factory.getKey();
+			if (resend && replay.inKafkaTransaction()) {
+				continue;
+			}
+			Set<StoredOutput> mine = Collections.newSetFromMap(new IdentityHashMap<>());
+			mine.addAll(factory.getValue());
+			acks.addAll(replay.resend(claim, outputs, this.settings.keyHeader(), mine::contains));
+			count += mine.size();
+		}
 		if (count == 0) {
 			return 0;
 		}
-		List<Future<RecordMetadata>> acks = this.replay.get().resend(claim, outputs, this.settings.keyHeader());
 		Acknowledgments.await(acks, this.settings.ackTimeout(), claim);
 		this.meters.replayed(claim.scope(), count);
 		return count;
+	}
+
+	/** What sends an output again: the factory that sent it, else the default one. */
+	private OutputReplay replayOf(StoredOutput output) {
+		String name = SendingFactory.of(output);
+		ProducerFactory<Object, Object> factory = (name != null) ? this.factories.apply(name) : null;
+		return (factory != null) ? this.replays.computeIfAbsent(factory, OutputReplay::new) : this.replay.get();
 	}
 
 	/**

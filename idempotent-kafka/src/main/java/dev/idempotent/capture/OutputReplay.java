@@ -3,6 +3,7 @@ package dev.idempotent.capture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
+import java.util.function.Predicate;
 
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.output.OutputHeader;
@@ -18,8 +19,8 @@ import org.springframework.kafka.support.SendResult;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Sends the stored outputs of a claim again, in order, through a producer factory whose serializers the starter
- * wraps: they return the stored bytes instead of serializing. On a thread where the container's Kafka transaction is
+ * Sends the stored outputs of a claim again, in order, through the producer factory that sent them, whose serializers
+ * the starter wraps: they return the stored bytes instead of serializing. On a thread where the container's Kafka transaction is
  * active on that factory, the sends join it (consume-process-produce: exactly once for {@code read_committed}
  * readers); a transactional factory without an active transaction sends in a transaction of its own. Thread-safe.
  */
@@ -44,12 +45,17 @@ final class OutputReplay {
 		return factory.transactionCapable() && TransactionSynchronizationManager.hasResource(factory);
 	}
 
-	/** Send the outputs again but the reply; return the acknowledgments' futures, in order. */
-	List<Future<RecordMetadata>> resend(ClaimRequest claim, List<StoredOutput> outputs, String keyHeader) {
+	/**
+	 * Send again, in order, those of a claim's outputs that {@code mine} selects (not the reply); return the
+	 * acknowledgments' futures, in order.
+	 */
+	List<Future<RecordMetadata>> resend(ClaimRequest claim, List<StoredOutput> outputs, String keyHeader,
+			Predicate<StoredOutput> mine) {
 		if (this.factory.transactionCapable() && !TransactionSynchronizationManager.hasResource(this.factory)) {
-			return this.template.executeInTransaction((operations) -> sendAll(operations, claim, outputs, keyHeader));
+			return this.template
+				.executeInTransaction((operations) -> sendAll(operations, claim, outputs, keyHeader, mine));
 		}
-		List<Future<RecordMetadata>> acks = sendAll(this.template, claim, outputs, keyHeader);
+		List<Future<RecordMetadata>> acks = sendAll(this.template, claim, outputs, keyHeader, mine);
 		this.template.execute((producer) -> { // they are awaited at once: do not let them linger
 			ProducerFlush.start(producer);
 			return null;
@@ -58,15 +64,15 @@ final class OutputReplay {
 	}
 
 	private static List<Future<RecordMetadata>> sendAll(KafkaOperations<Object, Object> operations, ClaimRequest claim,
-			List<StoredOutput> outputs, String keyHeader) {
+			List<StoredOutput> outputs, String keyHeader, Predicate<StoredOutput> mine) {
 		List<Future<RecordMetadata>> acks = new ArrayList<>(outputs.size());
 		for (int i = 0; i < outputs.size(); i++) {
 			StoredOutput output = outputs.get(i);
-			if (Replies.isReply(output)) {
-				continue; // spring-kafka sends it to the request at hand
+			if (Replies.isReply(output) || !mine.test(output)) {
+				continue; // spring-kafka sends the reply to the request at hand
 			}
 			RecordHeaders headers = new RecordHeaders();
-			for (OutputHeader header : output.headers()) {
+			for (OutputHeader header : SendingFactory.sent(output.headers())) {
 				headers.add(header.name(), header.value());
 			}
 			if (headers.lastHeader(keyHeader) == null) {

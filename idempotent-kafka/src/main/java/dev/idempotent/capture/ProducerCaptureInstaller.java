@@ -1,8 +1,8 @@
 package dev.idempotent.capture;
 
-import java.util.List;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -29,7 +29,8 @@ public final class ProducerCaptureInstaller implements BeanPostProcessor {
 
 	private final int maxBytes;
 
-	private final List<ProducerFactory<?, ?>> factories = new CopyOnWriteArrayList<>();
+	/** The factories that capture, by bean name, in the order they were initialised. */
+	private final Map<String, ProducerFactory<?, ?>> factories = Collections.synchronizedMap(new LinkedHashMap<>());
 
 	/**
 	 * Create the installer.
@@ -41,9 +42,9 @@ public final class ProducerCaptureInstaller implements BeanPostProcessor {
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		if (bean instanceof DefaultKafkaProducerFactory<?, ?> factory && !this.factories.contains(factory)) {
-			install(factory);
-			this.factories.add(factory);
+		if (bean instanceof DefaultKafkaProducerFactory<?, ?> factory && !captures(factory)) {
+			install(factory, beanName);
+			this.factories.put(beanName, factory);
 		}
 		return bean;
 	}
@@ -54,7 +55,9 @@ public final class ProducerCaptureInstaller implements BeanPostProcessor {
 	 * @return whether this installer wrapped it
 	 */
 	public boolean captures(ProducerFactory<?, ?> factory) {
-		return this.factories.contains(factory);
+		synchronized (this.factories) {
+			return this.factories.values().stream().anyMatch((captured) -> captured == factory);
+		}
 	}
 
 	/**
@@ -62,10 +65,22 @@ public final class ProducerCaptureInstaller implements BeanPostProcessor {
 	 * @return the factory, or {@code null} if no factory bean captures
 	 */
 	public @Nullable ProducerFactory<?, ?> first() {
-		return this.factories.isEmpty() ? null : this.factories.get(0);
+		synchronized (this.factories) {
+			return this.factories.values().stream().findFirst().orElse(null);
+		}
 	}
 
-	private <K, V> void install(DefaultKafkaProducerFactory<K, V> factory) {
+	/**
+	 * Return the producer factory bean of a name, if it captures outputs.
+	 * @param beanName the name of the bean
+	 * @return the factory, or {@code null} if no factory bean of that name captures
+	 * @since 0.2.0
+	 */
+	public @Nullable ProducerFactory<?, ?> named(String beanName) {
+		return this.factories.get(beanName);
+	}
+
+	private <K, V> void install(DefaultKafkaProducerFactory<K, V> factory, String beanName) {
 		Map<String, Object> configs = factory.getConfigurationProperties();
 		Supplier<Serializer<K>> keys = serializers(factory.getKeySerializerSupplier(),
 				configs.get(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG), configs, true, factory.isConfigureSerializers());
@@ -73,7 +88,7 @@ public final class ProducerCaptureInstaller implements BeanPostProcessor {
 				configs.get(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG), configs, false, factory.isConfigureSerializers());
 		factory.setKeySerializerSupplier(() -> new CapturingSerializer<>(keys.get(), true, this.maxBytes));
 		factory.setValueSerializerSupplier(() -> new CapturingSerializer<>(values.get(), false, this.maxBytes));
-		factory.addPostProcessor(CapturingProducer::wrap);
+		factory.addPostProcessor((producer) -> CapturingProducer.wrap(producer, beanName));
 	}
 
 	/**

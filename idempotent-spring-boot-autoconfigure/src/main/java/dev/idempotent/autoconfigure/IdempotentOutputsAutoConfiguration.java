@@ -64,12 +64,14 @@ public class IdempotentOutputsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	@SuppressWarnings("unchecked")
 	ClaimOutputs idempotentClaimOutputs(OutputStore store, IdempotentProperties properties,
 			IdempotentOutputsProperties outputs, ObjectProvider<ProducerFactory<Object, Object>> factories,
 			ProducerCaptureInstaller installer, ObjectProvider<OutputMeters> meters) {
 		OutputSettings settings = new OutputSettings(outputs.isEnabled(), maxBytes(outputs), outputs.getMaxCount(),
 				outputs.getAckTimeout(), properties.getKeyHeader());
 		return new ClaimOutputs(store, settings, replayFactory(factories, installer),
+				(name) -> (ProducerFactory<Object, Object>) installer.named(name),
 				meters.getIfAvailable(() -> OutputMeters.NONE));
 	}
 
@@ -81,8 +83,9 @@ public class IdempotentOutputsAutoConfiguration {
 	}
 
 	/**
-	 * The factory that sends stored outputs again: the application's only (or primary) producer factory if it
-	 * captures, else the first that does. Its Kafka transaction, when the container's is active on it, is joined.
+	 * The factory that sends stored outputs again when they do not name the factory that sent them (or it is gone): the
+	 * application's only (or primary) producer factory if it captures, else the first that does. Its Kafka
+	 * transaction, when the container's is active on it, is joined.
 	 */
 	@SuppressWarnings("unchecked")
 	private static Supplier<ProducerFactory<Object, Object>> replayFactory(
