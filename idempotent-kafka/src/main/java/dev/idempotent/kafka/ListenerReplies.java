@@ -18,6 +18,8 @@ import org.springframework.beans.BeansException;
 import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanExpressionContext;
+import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.annotation.KafkaHandler;
@@ -176,7 +178,7 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 		if (template == null || replies == null) {
 			throw new IllegalStateException("checked by storeProblem");
 		}
-		return new ListenerReply(replies, template, literalTopic(listener.method()), listener.method().getReturnType());
+		return new ListenerReply(replies, template, destination(listener.method()), listener.method().getReturnType());
 	}
 
 	/** The reply template of the listener's container factory (spring-kafka gives it no getter). */
@@ -203,16 +205,24 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 		return sendTo.value()[0];
 	}
 
-	/** The {@code @SendTo} topic if it is one literal topic, placeholders resolved; else {@code null}. */
-	private @Nullable String literalTopic(Method method) {
+	/** Where spring-kafka sends the method's replies, as its {@code @SendTo} says. */
+	private ListenerReply.Destination destination(Method method) {
 		String topic = sendToValue(method);
 		if (topic == null) {
-			return null;
+			return ListenerReply.Destination.REQUEST_HEADER;
 		}
 		if (this.beanFactory instanceof ConfigurableBeanFactory configurable) {
+			// resolved once at startup, as spring-kafka resolves the @SendTo value
 			topic = configurable.resolveEmbeddedValue(topic);
+			BeanExpressionResolver resolver = configurable.getBeanExpressionResolver();
+			if (topic != null && resolver != null) {
+				Object evaluated = resolver.evaluate(topic, new BeanExpressionContext(configurable, null));
+				topic = (evaluated instanceof String text) ? text : null;
+			}
 		}
-		return (topic == null || topic.startsWith("!{") || topic.startsWith("#{")) ? null : topic;
+		// spring-kafka evaluates a value that holds "!{" for each reply
+		return (topic == null || topic.contains("!{")) ? ListenerReply.Destination.EXPRESSION
+				: new ListenerReply.Destination(topic, false);
 	}
 
 	/**

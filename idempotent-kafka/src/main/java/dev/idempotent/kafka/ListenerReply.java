@@ -35,18 +35,14 @@ final class ListenerReply {
 
 	private final KafkaTemplate<?, ?> template;
 
-	private final @Nullable String topic;
+	private final Destination destination;
 
 	private final Class<?> returnType;
 
-	/**
-	 * @param topic the {@code @SendTo} topic when it is a literal, else {@code null} (an expression, or the request's
-	 * reply topic header)
-	 */
-	ListenerReply(Replies replies, KafkaTemplate<?, ?> template, @Nullable String topic, Class<?> returnType) {
+	ListenerReply(Replies replies, KafkaTemplate<?, ?> template, Destination destination, Class<?> returnType) {
 		this.replies = replies;
 		this.template = template;
-		this.topic = topic;
+		this.destination = destination;
 		this.returnType = returnType;
 	}
 
@@ -84,16 +80,36 @@ final class ListenerReply {
 	}
 
 	/**
-	 * The topic spring-kafka sends the reply to, if it is known: a literal {@code @SendTo} topic (spring-kafka uses it
-	 * whatever the request says), else the request's reply topic header (which an empty {@code @SendTo} reads), else
-	 * {@code null} (an expression).
+	 * The topic spring-kafka sends the reply to, if it is known: the {@code @SendTo} topic fixed at startup
+	 * (spring-kafka uses it whatever the request says), or the request's reply topic header for an empty
+	 * {@code @SendTo} (which reads it); {@code null} for an expression evaluated per reply ({@code !{...}}, which may
+	 * ignore the header): the next send on the thread is then the reply.
 	 */
 	private @Nullable String knownTopic(ConsumerRecord<?, ?> request) {
-		if (this.topic != null) {
-			return this.topic;
+		if (this.destination.topic() != null) {
+			return this.destination.topic();
+		}
+		if (!this.destination.requestHeader()) {
+			return null;
 		}
 		Header header = request.headers().lastHeader(KafkaHeaders.REPLY_TOPIC);
 		return (header != null && header.value() != null) ? new String(header.value(), StandardCharsets.UTF_8) : null;
+	}
+
+	/**
+	 * Where spring-kafka sends a listener's replies.
+	 * @param topic the topic fixed at startup (a literal {@code @SendTo}, with its placeholders and {@code #{...}}
+	 * resolved), or {@code null}
+	 * @param requestHeader whether the request's reply topic header names it (an empty {@code @SendTo})
+	 */
+	record Destination(@Nullable String topic, boolean requestHeader) {
+
+		/** The request's reply topic header: an empty {@code @SendTo}. */
+		static final Destination REQUEST_HEADER = new Destination(null, true);
+
+		/** An expression spring-kafka evaluates for each reply ({@code !{...}}). */
+		static final Destination EXPRESSION = new Destination(null, false);
+
 	}
 
 	/**

@@ -23,6 +23,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -132,12 +133,30 @@ abstract class AbstractRepliesIT {
 		redeliveredRequestGetsTheSameReply(broker, RUN + "-leased", LeasedForwardingListener.class);
 	}
 
+	/**
+	 * {@code @SendTo("!{...}")}: spring-kafka evaluates the expression for each reply, whatever the request's reply topic
+	 * header says; the hit's reply carries the stored bytes all the same.
+	 */
+	@Test
+	void aReplyToARuntimeExpressionIgnoresTheRequestsReplyTopicHeader(EmbeddedKafkaBroker broker) throws Exception {
+		String group = RUN + "-expression";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString())) {
+			kafka.createTopics(1, group + ".elsewhere");
+		}
+		redeliveredRequestGetsTheSameReply(broker, group, ExpressionListener.class, group + ".elsewhere");
+	}
+
 	private void redeliveredRequestGetsTheSameReply(EmbeddedKafkaBroker broker, String group, Class<?> listener)
 			throws Exception {
+		redeliveredRequestGetsTheSameReply(broker, group, listener, null);
+	}
+
+	private void redeliveredRequestGetsTheSameReply(EmbeddedKafkaBroker broker, String group, Class<?> listener,
+			@Nullable String replyTopicHeader) throws Exception {
 		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
 				Consumer<String, String> replies = consumer(broker, group + "-reader")) {
 			kafka.createTopics(1, group + ".requests", group + ".replies");
-			kafka.send(group + ".requests", "request-1", "hello");
+			kafka.send(group + ".requests", "request-1", "hello", replyTopicHeader);
 			runner(broker, group, Forwarding.class).withBean(listener)
 				.withPropertyValues("spring.kafka.producer.properties.spring.json.add.type.headers=false")
 				.run((context) -> {
@@ -148,7 +167,7 @@ abstract class AbstractRepliesIT {
 					KafkaTestUtils.getRecords(replies, Duration.ofMillis(200)).forEach(received::add);
 					return !received.isEmpty();
 				});
-				kafka.send(group + ".requests", "request-1", "hello again");
+				kafka.send(group + ".requests", "request-1", "hello again", replyTopicHeader);
 				await().atMost(KafkaTestSupport.timeout()).until(() -> {
 					KafkaTestUtils.getRecords(replies, Duration.ofMillis(200)).forEach(received::add);
 					return received.size() >= 2;
@@ -346,6 +365,23 @@ abstract class AbstractRepliesIT {
 
 		@KafkaListener(topics = "${it.group}.requests", groupId = "${it.group}")
 		@SendTo("${it.group}.replies")
+		@IdempotentListener
+		public String onRequest(String payload, @Header(IdempotencyHeaders.KEY) String key) {
+			return this.forwarder.reply(payload, key);
+		}
+
+	}
+
+	static class ExpressionListener {
+
+		private final Forwarder forwarder;
+
+		ExpressionListener(Forwarder forwarder) {
+			this.forwarder = forwarder;
+		}
+
+		@KafkaListener(topics = "${it.group}.requests", groupId = "${it.group}")
+		@SendTo("!{'${it.group}' + '.replies'}")
 		@IdempotentListener
 		public String onRequest(String payload, @Header(IdempotencyHeaders.KEY) String key) {
 			return this.forwarder.reply(payload, key);

@@ -27,6 +27,8 @@ import org.jspecify.annotations.Nullable;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
 
+import org.springframework.kafka.support.KafkaHeaders;
+
 /**
  * Producing, topic creation and consumer lag against the broker a test started.
  */
@@ -95,6 +97,19 @@ public final class KafkaTestSupport implements AutoCloseable {
 		ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, payload);
 		if (key != null) {
 			record.headers().add(IdempotencyHeaders.KEY, key.getBytes(StandardCharsets.UTF_8));
+		}
+		this.producer.send(record).get(30, TimeUnit.SECONDS);
+	}
+
+	/**
+	 * Send a request with the idempotency key header and, unless {@code replyTopic} is null, spring-kafka's reply topic
+	 * header, and wait for its ack.
+	 */
+	public void send(String topic, String key, String payload, @Nullable String replyTopic) throws Exception {
+		ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, payload);
+		record.headers().add(IdempotencyHeaders.KEY, key.getBytes(StandardCharsets.UTF_8));
+		if (replyTopic != null) {
+			record.headers().add(KafkaHeaders.REPLY_TOPIC, replyTopic.getBytes(StandardCharsets.UTF_8));
 		}
 		this.producer.send(record).get(30, TimeUnit.SECONDS);
 	}
