@@ -57,6 +57,10 @@ public final class JdbcOutputStore implements OutputStore {
 
 	private final String selectKeysPrefix;
 
+	private final String selectPage;
+
+	private final String selectSizesPrefix;
+
 	/**
 	 * Create a store.
 	 * @param dataSource the business database, never {@code null}
@@ -75,6 +79,11 @@ public final class JdbcOutputStore implements OutputStore {
 		this.selectAllPrefix = "SELECT idempotency_key, sequence_no, topic, target_partition, record_key, record_value,"
 				+ " headers FROM " + table + " WHERE scope = ? AND idempotency_key IN (";
 		this.selectKeysPrefix = "SELECT DISTINCT idempotency_key FROM " + table + " WHERE scope = ? AND idempotency_key IN (";
+		this.selectPage = "SELECT topic, target_partition, record_key, record_value, headers FROM " + table
+				+ " WHERE scope = ? AND idempotency_key = ? AND sequence_no >= ? ORDER BY sequence_no LIMIT ?";
+		this.selectSizesPrefix = "SELECT idempotency_key, SUM(COALESCE(OCTET_LENGTH(record_key), 0)"
+				+ " + COALESCE(OCTET_LENGTH(record_value), 0) + COALESCE(OCTET_LENGTH(headers), 0)) FROM " + table
+				+ " WHERE scope = ? AND idempotency_key IN (";
 	}
 
 	@Override
@@ -115,6 +124,25 @@ public final class JdbcOutputStore implements OutputStore {
 	@Override
 	public List<StoredOutput> load(String scope, String key) {
 		return this.jdbc.query(this.select, (rs, row) -> output(rs, 1), scope, key);
+	}
+
+	@Override
+	public List<StoredOutput> load(String scope, String key, int fromSequence, int maxCount) {
+		return this.jdbc.query(this.selectPage, (rs, row) -> output(rs, 1), scope, key, fromSequence, maxCount);
+	}
+
+	/** One statement per up to {@value #MAX_KEYS} distinct keys; the sizes are the database's, read from its rows. */
+	@Override
+	public Map<String, Long> sizes(String scope, Collection<String> keys) {
+		List<String> distinct = List.copyOf(new LinkedHashSet<>(keys));
+		Map<String, Long> sizes = new HashMap<>();
+		for (int from = 0; from < distinct.size(); from += MAX_KEYS) {
+			List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + MAX_KEYS));
+			this.jdbc.query(this.selectSizesPrefix + placeholders(chunk.size()) + " GROUP BY idempotency_key",
+					(RowCallbackHandler) (rs) -> sizes.merge(rs.getString(1), rs.getLong(2), Long::sum),
+					arguments(scope, chunk));
+		}
+		return sizes;
 	}
 
 	/** Loads up to {@value #MAX_KEYS} distinct keys per statement; the rows are put in order by sequence number. */

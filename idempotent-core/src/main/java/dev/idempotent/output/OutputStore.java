@@ -39,6 +39,45 @@ public interface OutputStore {
 	List<StoredOutput> load(String scope, String key);
 
 	/**
+	 * Load some of the outputs of a key, in the order they were sent: those from a sequence number on, at most a
+	 * number of them; for a claim whose outputs are too large to hold at once. The default loads them all and keeps
+	 * those.
+	 * @param scope the claim's scope, never {@code null}
+	 * @param key the claim's idempotency key, never {@code null}
+	 * @param fromSequence the sequence number of the first output to load, 0 or more
+	 * @param maxCount the most outputs to load, positive
+	 * @return the outputs, empty if there are none from {@code fromSequence} on
+	 * @throws org.springframework.dao.DataAccessException if the database fails
+	 * @since 0.2.0
+	 */
+	default List<StoredOutput> load(String scope, String key, int fromSequence, int maxCount) {
+		List<StoredOutput> all = load(scope, key);
+		return (fromSequence >= all.size()) ? List.of()
+				: List.copyOf(all.subList(fromSequence, Math.min(all.size(), fromSequence + maxCount)));
+	}
+
+	/**
+	 * Tell how many bytes the stored outputs of several keys of one scope take (keys, values and headers), in as few
+	 * statements as the store allows, without loading them; so that a replay loads no more at once than it may hold.
+	 * The default loads them.
+	 * @param scope the claims' scope, never {@code null}
+	 * @param keys the claims' idempotency keys, never {@code null}
+	 * @return per key with stored outputs, their size in bytes; never {@code null}
+	 * @throws org.springframework.dao.DataAccessException if the database fails
+	 * @since 0.2.0
+	 */
+	default Map<String, Long> sizes(String scope, Collection<String> keys) {
+		Map<String, Long> sizes = new HashMap<>();
+		loadAll(scope, keys).forEach((key, outputs) -> {
+			long size = outputs.stream().mapToLong(StoredOutput::size).sum();
+			if (size > 0) {
+				sizes.put(key, size);
+			}
+		});
+		return sizes;
+	}
+
+	/**
 	 * Load the outputs of several keys of one scope, in as few statements as the store allows (the JDBC store: one
 	 * per {@value JdbcOutputStore#MAX_KEYS} keys); for the hits of a batch, which would otherwise cost a statement
 	 * each. The default loads key by key.

@@ -141,6 +141,36 @@ abstract class AbstractOutputStoreContractTest {
 	}
 
 	@Test
+	void aClaimsOutputsAreReadAPartAtATimeInOrder() {
+		this.transactions.executeWithoutResult((status) -> this.store.store(claim("fan-out"), 0,
+				List.of(output("a"), output("b"), output("c"), output("d"), output("e"))));
+
+		assertThat(this.store.load(SCOPE, "fan-out", 0, 2)).containsExactly(output("a"), output("b"));
+		assertThat(this.store.load(SCOPE, "fan-out", 2, 2)).containsExactly(output("c"), output("d"));
+		assertThat(this.store.load(SCOPE, "fan-out", 4, 2)).containsExactly(output("e"));
+		assertThat(this.store.load(SCOPE, "fan-out", 5, 2)).isEmpty();
+		assertThat(this.store.load(SCOPE, "fan-out ", 0, 2)).as("compared exactly").isEmpty();
+	}
+
+	@Test
+	void theSizesOfSeveralClaimsOutputsAreReadWithoutTheirBytes() {
+		StoredOutput large = new StoredOutput("ledger.credited", null, bytes("k1"), new byte[70_000],
+				List.of(new OutputHeader("idempotency-key", bytes("k1"))));
+		StoredOutput small = new StoredOutput("ledger.credited", 0, null, bytes("v"), List.of());
+		this.transactions.executeWithoutResult((status) -> {
+			this.store.store(claim("large"), 0, List.of(large, small));
+			this.store.store(claim("small"), 0, List.of(small));
+		});
+
+		java.util.Map<String, Long> sizes = this.store.sizes(SCOPE, List.of("large", "small", "none", "small"));
+
+		assertThat(sizes).containsOnlyKeys("large", "small");
+		assertThat(sizes.get("large")).as("keys, values and stored headers").isBetween(70_003L, 70_100L);
+		assertThat(sizes.get("small")).isBetween(1L, 10L);
+		assertThat(this.store.sizes("other-scope", List.of("large"))).isEmpty();
+	}
+
+	@Test
 	void laterOutputsOfAClaimContinueItsSequence() {
 		this.transactions.executeWithoutResult((status) -> {
 			this.store.store(claim("leased"), 0, List.of(output("a"), output("b")));

@@ -141,13 +141,10 @@ public final class ClaimOutputs {
 	 * @throws OutputRejectedException if an output failed for good
 	 */
 	public @Nullable StoredOutput replay(ClaimRequest claim, ClaimResult.Hit hit, boolean replies) {
-		boolean resend = HitOrigin.of(claim, hit) == HitOrigin.RESEND;
-		List<StoredOutput> outputs = this.store.load(claim.scope(), claim.key());
-		send(claim, outputs, resend);
+		StoredOutput reply = send(claim, null, HitOrigin.of(claim, hit) == HitOrigin.RESEND).reply();
 		if (!replies) {
 			return null;
 		}
-		StoredOutput reply = outputs.stream().filter(Replies::isReply).reduce((first, second) -> second).orElse(null);
 		if (reply != null) {
 			this.meters.replayed(claim.scope(), 1); // spring-kafka sends it, after the advice returned
 		}
@@ -177,35 +174,80 @@ public final class ClaimOutputs {
 	 * @since 0.2.0
 	 */
 	public int replay(ClaimRequest claim, LoadedOutputs loaded) {
-		List<StoredOutput> outputs = loaded.of(claim);
-		return send(claim, (outputs != null) ? outputs : this.store.load(claim.scope(), claim.key()), false);
+		return send(claim, loaded.of(claim), false).count();
 	}
 
 	/**
 	 * Prepare to read the stored outputs of the hits of a batch or group together, a statement per
-	 * {@value LoadedOutputs#WINDOW} hits, as {@link #replay(ClaimRequest, LoadedOutputs)} replays them in this order.
+	 * {@value LoadedOutputs#WINDOW} hits or per {@link OutputSettings#replayBuffer} bytes of outputs, as
+	 * {@link #replay(ClaimRequest, LoadedOutputs)} replays them in this order.
 	 * Reads nothing yet.
 	 * @param claims the hits, in the order they will be replayed, never {@code null}
 	 * @return the reader; {@link LoadedOutputs#NONE} for no claims
 	 * @since 0.2.0
 	 */
 	public LoadedOutputs load(List<ClaimRequest> claims) {
-		return claims.isEmpty() ? LoadedOutputs.NONE : new LoadedOutputs(this.store, claims);
+		return claims.isEmpty() ? LoadedOutputs.NONE
+				: new LoadedOutputs(this.store, claims, this.settings.replayBuffer());
 	}
 
 	/**
-	 * Send a claim's outputs again, each through the factory that sent it, in order per factory, and wait for them. Of a
-	 * re-send's hit ({@code resend}), the outputs of a factory the container's Kafka transaction is active on are not
-	 * sent: they committed in the first record's transaction.
+	 * Send a claim's outputs again, each through the factory that sent it, in order per factory, and wait for them:
+	 * those given, else read from the store a part at a time ({@link OutputSettings#replayBuffer}), each part sent
+	 * before the next is read. Of a re-send's hit ({@code resend}), the outputs of a factory the container's Kafka
+	 * transaction is active on are not sent: they committed in the first record's transaction.
+	 * @return how many outputs were sent, and the claim's stored reply (not sent)
 	 */
-	private int send(ClaimRequest claim, List<StoredOutput> outputs, boolean resend) {
+	private Replayed send(ClaimRequest claim, @Nullable List<StoredOutput> loaded, boolean resend) {
+		List<Future<RecordMetadata>> acks = new ArrayList<>();
+		int count;
+		StoredOutput reply;
+		if (loaded != null) {
+			count = send(claim, loaded, 0, resend, acks);
+			reply = lastReply(loaded, null);
+		}
+		else {
+			count = 0;
+			reply = null;
+			int perRead = this.settings.outputsPerRead();
+			for (int from = 0;; from += perRead) {
+				List<StoredOutput> part = this.store.load(claim.scope(), claim.key(), from, perRead);
+				count += send(claim, part, from, resend, acks);
+				reply = lastReply(part, reply);
+				if (part.size() < perRead) {
+					break;
+				}
+			}
+		}
+		if (count > 0) {
+			Acknowledgments.await(acks, this.settings.ackTimeout(), claim);
+			this.meters.replayed(claim.scope(), count);
+		}
+		return new Replayed(count, reply);
+	}
+
+	private static @Nullable StoredOutput lastReply(List<StoredOutput> outputs, @Nullable StoredOutput before) {
+		StoredOutput reply = before;
+		for (StoredOutput output : outputs) {
+			if (Replies.isReply(output)) {
+				reply = output;
+			}
+		}
+		return reply;
+	}
+
+	/**
+	 * Send some of a claim's outputs, from a sequence number on, adding their acknowledgments' futures.
+	 * @return how many were sent
+	 */
+	private int send(ClaimRequest claim, List<StoredOutput> outputs, int firstSequence, boolean resend,
+			List<Future<RecordMetadata>> acks) {
 		Map<OutputReplay, List<StoredOutput>> byFactory = new LinkedHashMap<>();
 		for (StoredOutput output : outputs) {
 			if (!Replies.isReply(output)) {
 				byFactory.computeIfAbsent(replayOf(output), (replay) -> new ArrayList<>()).add(output);
 			}
 		}
-		List<Future<RecordMetadata>> acks = new ArrayList<>();
 		int count = 0;
 		for (Map.Entry<OutputReplay, List<StoredOutput>> factory : byFactory.entrySet()) {
 			OutputReplay replay = factory.getKey();
@@ -214,15 +256,14 @@ public final class ClaimOutputs {
 			}
 			Set<StoredOutput> mine = Collections.newSetFromMap(new IdentityHashMap<>());
 			mine.addAll(factory.getValue());
-			acks.addAll(replay.resend(claim, outputs, this.settings.keyHeader(), mine::contains));
+			acks.addAll(replay.resend(claim, outputs, firstSequence, this.settings.keyHeader(), mine::contains));
 			count += mine.size();
 		}
-		if (count == 0) {
-			return 0;
-		}
-		Acknowledgments.await(acks, this.settings.ackTimeout(), claim);
-		this.meters.replayed(claim.scope(), count);
 		return count;
+	}
+
+	/** What a replay of a claim did: how many outputs it sent, and the claim's stored reply. */
+	private record Replayed(int count, @Nullable StoredOutput reply) {
 	}
 
 	/** What sends an output again: the factory that sent it, else the default one. */

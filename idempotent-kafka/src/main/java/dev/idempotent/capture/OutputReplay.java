@@ -46,16 +46,16 @@ final class OutputReplay {
 	}
 
 	/**
-	 * Send again, in order, those of a claim's outputs that {@code mine} selects (not the reply); return the
-	 * acknowledgments' futures, in order.
+	 * Send again, in order, those of a claim's outputs that {@code mine} selects (not the reply), the first of them
+	 * with the sequence number {@code firstSequence}; return the acknowledgments' futures, in order.
 	 */
-	List<Future<RecordMetadata>> resend(ClaimRequest claim, List<StoredOutput> outputs, String keyHeader,
-			Predicate<StoredOutput> mine) {
+	List<Future<RecordMetadata>> resend(ClaimRequest claim, List<StoredOutput> outputs, int firstSequence,
+			String keyHeader, Predicate<StoredOutput> mine) {
 		if (this.factory.transactionCapable() && !TransactionSynchronizationManager.hasResource(this.factory)) {
-			return this.template
-				.executeInTransaction((operations) -> sendAll(operations, claim, outputs, keyHeader, mine));
+			return this.template.executeInTransaction(
+					(operations) -> sendAll(operations, claim, outputs, firstSequence, keyHeader, mine));
 		}
-		List<Future<RecordMetadata>> acks = sendAll(this.template, claim, outputs, keyHeader, mine);
+		List<Future<RecordMetadata>> acks = sendAll(this.template, claim, outputs, firstSequence, keyHeader, mine);
 		this.template.execute((producer) -> { // they are awaited at once: do not let them linger
 			ProducerFlush.start(producer);
 			return null;
@@ -64,7 +64,7 @@ final class OutputReplay {
 	}
 
 	private static List<Future<RecordMetadata>> sendAll(KafkaOperations<Object, Object> operations, ClaimRequest claim,
-			List<StoredOutput> outputs, String keyHeader, Predicate<StoredOutput> mine) {
+			List<StoredOutput> outputs, int firstSequence, String keyHeader, Predicate<StoredOutput> mine) {
 		List<Future<RecordMetadata>> acks = new ArrayList<>(outputs.size());
 		for (int i = 0; i < outputs.size(); i++) {
 			StoredOutput output = outputs.get(i);
@@ -76,7 +76,7 @@ final class OutputReplay {
 				headers.add(header.name(), header.value());
 			}
 			if (headers.lastHeader(keyHeader) == null) {
-				headers.add(keyHeader, Capture.outputKey(claim, i));
+				headers.add(keyHeader, Capture.outputKey(claim, firstSequence + i));
 			}
 			ProducerRecord<Object, Object> record = new ProducerRecord<>(output.topic(), output.partition(), null, null,
 					null, headers);

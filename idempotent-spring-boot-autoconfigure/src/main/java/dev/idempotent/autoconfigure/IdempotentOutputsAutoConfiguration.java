@@ -69,7 +69,7 @@ public class IdempotentOutputsAutoConfiguration {
 			IdempotentOutputsProperties outputs, ObjectProvider<ProducerFactory<Object, Object>> factories,
 			ProducerCaptureInstaller installer, ObjectProvider<OutputMeters> meters) {
 		OutputSettings settings = new OutputSettings(outputs.isEnabled(), maxBytes(outputs), outputs.getMaxCount(),
-				outputs.getAckTimeout(), properties.getKeyHeader());
+				outputs.getAckTimeout(), properties.getKeyHeader(), outputs.getReplayBuffer().toBytes());
 		return new ClaimOutputs(store, settings, replayFactory(factories, installer),
 				(name) -> (ProducerFactory<Object, Object>) installer.named(name),
 				meters.getIfAvailable(() -> OutputMeters.NONE));

@@ -47,6 +47,12 @@ public class IdempotentOutputsProperties {
 	private Duration ackTimeout = Duration.ofSeconds(30);
 
 	/**
+	 * The most bytes of stored outputs a replay reads into memory at once: the hits of a batch are read together up to
+	 * it, and a claim whose outputs are larger is read and sent a part at a time.
+	 */
+	private DataSize replayBuffer = DataSize.ofMegabytes(16);
+
+	/**
 	 * Name of the output table, optionally schema-qualified. Defaults to the idempotency table's name plus '_output'.
 	 */
 	private @Nullable String tableName;
@@ -81,6 +87,14 @@ public class IdempotentOutputsProperties {
 
 	public void setAckTimeout(Duration ackTimeout) {
 		this.ackTimeout = ackTimeout;
+	}
+
+	public DataSize getReplayBuffer() {
+		return this.replayBuffer;
+	}
+
+	public void setReplayBuffer(DataSize replayBuffer) {
+		this.replayBuffer = replayBuffer;
 	}
 
 	public @Nullable String getTableName() {

@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -59,6 +60,7 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(classes = { ItApplication.class, AbstractOutputsIT.Listeners.class },
 		properties = { "idempotent.outputs.max-bytes=" + AbstractOutputsIT.MAX_BYTES + "B",
+				"idempotent.outputs.replay-buffer=" + AbstractOutputsIT.REPLAY_BUFFER + "B",
 				"spring.kafka.producer.properties.max.block.ms=3000", "idempotent.error-handling.max-retries=1",
 				"idempotent.error-handling.retry-interval=50ms" })
 @EmbeddedKafka(partitions = 1, topics = { AbstractOutputsIT.IN, AbstractOutputsIT.LEASED_IN, AbstractOutputsIT.OPTED_OUT_IN,
@@ -85,6 +87,14 @@ abstract class AbstractOutputsIT {
 
 	/** Above the producer's {@code max.request.size} (1 MiB): a value may pass the limit and the producer refuse it. */
 	static final int MAX_BYTES = 1_200_000;
+
+	/** The most bytes of stored outputs a replay may read at once: less than a fan-out's outputs. */
+	static final int REPLAY_BUFFER = 3_000_000;
+
+	/** A fan-out sends this many outputs of {@link #FAN_OUT_BYTES}: 6 MB. */
+	static final int FAN_OUT = 12;
+
+	static final int FAN_OUT_BYTES = 500_000;
 
 	static final String RUN = UUID.randomUUID().toString().substring(0, 8);
 
@@ -149,6 +159,27 @@ abstract class AbstractOutputsIT {
 			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(scope, IN) == 0);
 			assertThat(count(OutputMeters.STORED, scope)).isEqualTo(2);
 			assertThat(count(OutputMeters.REPLAYED, scope)).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void aHitReadsItsStoredOutputsNoMoreThanTheReplayBufferAtATime() throws Exception {
+		String key = RUN + "-fan-out-1";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT)) {
+			kafka.send(IN, key, "fan-out");
+			awaitOutputs(out, key, FAN_OUT);
+			ReadOutputs.largestRead.set(0);
+
+			kafka.send(IN, key, "fan-out");
+
+			List<ConsumerRecord<String, String>> sent = awaitOutputs(out, key, 2 * FAN_OUT);
+			assertThat(sent.subList(FAN_OUT, 2 * FAN_OUT)).extracting(ConsumerRecord::value)
+				.as("sent again in order")
+				.containsExactlyElementsOf(sent.subList(0, FAN_OUT).stream().map(ConsumerRecord::value).toList());
+			assertThat(ReadOutputs.largestRead.get()).as("the most bytes one read returned")
+				.isPositive()
+				.isLessThanOrEqualTo(REPLAY_BUFFER);
 		}
 	}
 
@@ -334,6 +365,11 @@ abstract class AbstractOutputsIT {
 	static class Listeners {
 
 		@Bean
+		static BeanPostProcessor readOutputs() {
+			return ReadOutputs.installer();
+		}
+
+		@Bean
 		CreditListener outputsCreditListener(ItLedger ledger, KafkaTemplate<String, String> template,
 				@Value("${it.run}") String run) {
 			return new CreditListener(ledger, template, run);
@@ -387,6 +423,11 @@ abstract class AbstractOutputsIT {
 				case "big-caught" -> sendQuietly(new ProducerRecord<>(OUT, key, "x".repeat(MAX_BYTES + 1)));
 				case "too-large-caught" -> sendQuietly(new ProducerRecord<>(OUT, key, "x".repeat(1_100_000)));
 				case "no-partition-caught" -> sendQuietly(new ProducerRecord<>(OUT, 7, key, key + ":lost"));
+				case "fan-out" -> {
+					for (int i = 0; i < FAN_OUT; i++) {
+						this.template.send(OUT, key, i + ":" + "x".repeat(FAN_OUT_BYTES));
+					}
+				}
 				default -> sendCreditedAndNotified(key);
 			}
 		}
