@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
+import org.springframework.kafka.support.serializer.DeserializationException;
 
 /**
  * The records of one poll delivered to a single-record {@link IdempotentListener} method with group commit
@@ -31,8 +32,8 @@ import org.springframework.kafka.listener.ListenerExecutionFailedException;
  * it alone; a failure that is no record's (the claims, the commit) is resolved by processing the group record by
  * record, each in its own transaction;</li>
  * <li>a record whose preparation fails (a bad key, a payload that cannot be converted, a record older than the
- * retention period when late records are dead-lettered) is reported the same way, after the records before it were
- * committed;</li>
+ * retention period when late records are dead-lettered, a key or value the {@code ErrorHandlingDeserializer} could
+ * not read) is reported the same way, after the records before it were committed;</li>
  * <li>after a group committed, what its claimed members sent is awaited and what its hits' first processing stored is
  * sent again ({@link MemberOutputs}), before the offsets are committed; a record whose outputs were not delivered is
  * reported alone, like a failing one, but its claim stays committed and is not marked FAILED: its retry is a hit that
@@ -61,7 +62,14 @@ final class GroupCommitDelivery {
 		List<GroupMember> members = new ArrayList<>(records.size());
 		for (ConsumerRecord<?, ?> record : records) {
 			try {
-				members.addAll(prepare.prepare(record));
+				DeserializationException unreadable = DeserializationFailures.of(record);
+				if (unreadable != null) {
+					throw unreadable; // as spring-kafka's record path does, before the listener
+				}
+				for (GroupMember member : prepare.prepare(record)) {
+					member.preparedBy(prepare);
+					members.add(member);
+				}
 			}
 			catch (Throwable ex) {
 				commitInGroups(members);

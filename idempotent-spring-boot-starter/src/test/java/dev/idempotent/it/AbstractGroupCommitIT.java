@@ -22,6 +22,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.kafka.support.serializer.DeserializationException;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.messaging.handler.annotation.Payload;
@@ -41,7 +43,8 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = { ItApplication.class, AbstractGroupCommitIT.Listeners.class },
 		properties = "idempotent.group-commit.max-records=50")
 @EmbeddedKafka(partitions = 1, topics = { AbstractGroupCommitIT.TOPIC, AbstractGroupCommitIT.TOPIC + ".DLT",
-		AbstractGroupCommitIT.LISTS_TOPIC, AbstractGroupCommitIT.LISTS_TOPIC + ".DLT" })
+		AbstractGroupCommitIT.LISTS_TOPIC, AbstractGroupCommitIT.LISTS_TOPIC + ".DLT", AbstractGroupCommitIT.COUNTS_TOPIC,
+		AbstractGroupCommitIT.COUNTS_TOPIC + ".DLT" })
 abstract class AbstractGroupCommitIT {
 
 	static final String TOPIC = "group-commit.payments";
@@ -51,6 +54,11 @@ abstract class AbstractGroupCommitIT {
 	static final String LISTS_TOPIC = "group-commit.price-lists";
 
 	static final String LISTS_GROUP = GROUP + "-lists";
+
+	/** Records whose value is a 4-byte integer, read through spring-kafka's ErrorHandlingDeserializer. */
+	static final String COUNTS_TOPIC = "group-commit.counts";
+
+	static final String COUNTS_GROUP = GROUP + "-counts";
 
 	@Autowired
 	ItLedger ledger;
@@ -67,10 +75,14 @@ abstract class AbstractGroupCommitIT {
 	@Autowired
 	ListPayloadListener listPayloads;
 
+	@Autowired
+	CountListener counts;
+
 	@DynamicPropertySource
 	static void group(DynamicPropertyRegistry registry) {
 		registry.add("it.group-commit.group", () -> GROUP);
 		registry.add("it.group-commit.lists-group", () -> LISTS_GROUP);
+		registry.add("it.group-commit.counts-group", () -> COUNTS_GROUP);
 	}
 
 	@Test
@@ -155,6 +167,44 @@ abstract class AbstractGroupCommitIT {
 		assertThat(this.ledger.doubleCredits(LISTS_GROUP)).isEmpty();
 	}
 
+	@Test
+	void aRerunGroupConvertsEachRecordAgainSoAMethodDoesNotSeeItsOwnChanges() throws Exception {
+		// the poison fails the group; the records before it run again, in a smaller group, with fresh arguments
+		String run = UUID.randomUUID().toString().substring(0, 8);
+		List<String> keys = List.of(run + "-mutated-1", run + "-mutated-2", run + "-mutated-poison");
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader deadLetters = new DeadLetterReader(this.broker.getBrokersAsString(),
+						LISTS_TOPIC + ".DLT")) {
+			kafka.sendAll(LISTS_TOPIC, keys, (key) -> key + "-open," + key + "-close");
+			deadLetters.awaitValue(keys.get(2) + "-open," + keys.get(2) + "-close");
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(LISTS_GROUP, LISTS_TOPIC) == 0);
+		}
+		for (String key : keys.subList(0, 2)) {
+			assertThat(this.listPayloads.lines(key)).as(key + ": its own lines, converted for this run")
+				.containsExactly(key + "-open", key + "-close", "seen");
+		}
+	}
+
+	@Test
+	void aRecordTheDeserializerCouldNotReadIsDeadLetteredAtOnceAndTheOthersTakeEffect() throws Exception {
+		String run = UUID.randomUUID().toString().substring(0, 8);
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader deadLetters = new DeadLetterReader(this.broker.getBrokersAsString(),
+						COUNTS_TOPIC + ".DLT")) {
+			// a 4-byte value reads as an Integer; three bytes cannot
+			kafka.sendAll(COUNTS_TOPIC, List.of(run + "-count-1", run + "-unreadable", run + "-count-2"),
+					(key) -> key.endsWith("unreadable") ? "bad" : "1234");
+			ConsumerRecord<String, String> dead = deadLetters.awaitValue("bad");
+			assertThat(DeadLetterReader.header(dead, KafkaHeaders.DLT_EXCEPTION_FQCN))
+				.isEqualTo(DeserializationException.class.getName());
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(COUNTS_GROUP, COUNTS_TOPIC) == 0);
+		}
+		assertThat(this.ledger.rows(COUNTS_GROUP, run + "-count-1")).isOne();
+		assertThat(this.ledger.rows(COUNTS_GROUP, run + "-count-2")).isOne();
+		assertThat(this.ledger.rows(COUNTS_GROUP, run + "-unreadable")).as("never reached the method").isZero();
+		assertThat(this.counts.attempts(run + "-unreadable")).isZero();
+	}
+
 	/** A single-record listener whose payload parameter is a {@code List} (a record's value holding several items). */
 	static class ListPayloadListener {
 
@@ -170,12 +220,45 @@ abstract class AbstractGroupCommitIT {
 		@IdempotentListener(groupCommit = GroupCommit.ENABLED)
 		public void onPrices(@Payload List<String> prices) {
 			String key = IdempotencyContext.currentKey();
+			if (key.contains("mutated")) {
+				prices.add("seen"); // a method that changes its argument
+			}
 			this.lines.put(key, List.copyOf(prices));
 			this.ledger.credit(LISTS_GROUP, key, String.join("|", prices));
+			if (key.contains("mutated-poison")) {
+				throw new IllegalStateException("cannot take " + key);
+			}
 		}
 
 		List<String> lines(String key) {
 			return this.lines.getOrDefault(key, List.of());
+		}
+
+	}
+
+	/** A single-record listener of integer values, read through spring-kafka's ErrorHandlingDeserializer. */
+	static class CountListener {
+
+		private final ItLedger ledger;
+
+		private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+
+		CountListener(ItLedger ledger) {
+			this.ledger = ledger;
+		}
+
+		@KafkaListener(topics = COUNTS_TOPIC, groupId = "${it.group-commit.counts-group}",
+				properties = { "value.deserializer=org.springframework.kafka.support.serializer.ErrorHandlingDeserializer",
+						"spring.deserializer.value.delegate.class=org.apache.kafka.common.serialization.IntegerDeserializer" })
+		@IdempotentListener(groupCommit = GroupCommit.ENABLED)
+		public void onCount(ConsumerRecord<String, Integer> record) {
+			this.attempts.computeIfAbsent(record.key(), (key) -> new AtomicInteger()).incrementAndGet();
+			this.ledger.credit(COUNTS_GROUP, record.key(), String.valueOf(record.value()));
+		}
+
+		int attempts(String key) {
+			AtomicInteger count = this.attempts.get(key);
+			return (count != null) ? count.get() : 0;
 		}
 
 	}
@@ -236,6 +319,11 @@ abstract class AbstractGroupCommitIT {
 		@Bean
 		ListPayloadListener listPayloadListener(ItLedger ledger) {
 			return new ListPayloadListener(ledger);
+		}
+
+		@Bean
+		CountListener countListener(ItLedger ledger) {
+			return new CountListener(ledger);
 		}
 
 	}
