@@ -66,7 +66,8 @@ public final class Capture implements AutoCloseable {
 
 	private int stored;
 
-	private @Nullable OutputRejectedException rejected;
+	/** Why the claim must not commit, caught by the work or not: an output rejected, or not sent for a passing cause. */
+	private @Nullable RuntimeException rejected;
 
 	Capture(ClaimRequest claim, ClaimOutputs owner, boolean recording, String listener,
 			@Nullable BatchOutputKeys batchKeys, int records) {
@@ -75,7 +76,7 @@ public final class Capture implements AutoCloseable {
 		this.recording = recording;
 		this.listener = listener;
 		this.batchKeys = batchKeys;
-		this.maxCount = owner.settings().maxCount() * Math.max(1, records);
+		this.maxCount = (int) Math.min(Integer.MAX_VALUE, (long) owner.settings().maxCount() * Math.max(1, records));
 	}
 
 	/** The capture open on this thread, or {@code null}. */
@@ -154,9 +155,12 @@ public final class Capture implements AutoCloseable {
 	 * and before the producer makes the headers read-only: a batch listener's output without a key gets the one its
 	 * content gives ({@link BatchOutputKeys}).
 	 */
-	void serialized(String topic, Headers headers, byte @Nullable [] key, byte @Nullable [] value) {
-		if (this.recording && this.batchKeys != null) {
-			addKey(headers, this.batchKeys.next(topic, key, value));
+	void serialized(SerializedSlot slot, String topic, Headers headers, byte @Nullable [] key,
+			byte @Nullable [] value) {
+		if (this.recording && this.batchKeys != null && headers.lastHeader(this.owner.settings().keyHeader()) == null) {
+			byte[] batchKey = this.batchKeys.next(topic, key, value);
+			slot.batchKey(batchKey);
+			addKey(headers, batchKey);
 		}
 	}
 
@@ -178,7 +182,7 @@ public final class Capture implements AutoCloseable {
 	 * @param rejection why the output was rejected
 	 * @return {@code rejection}, to throw
 	 */
-	OutputRejectedException rejected(OutputRejectedException rejection) {
+	<E extends RuntimeException> E rejected(E rejection) {
 		if (this.recording && this.rejected == null) {
 			this.rejected = rejection;
 		}
@@ -187,13 +191,24 @@ public final class Capture implements AutoCloseable {
 
 	/**
 	 * Called by the producer after the wrapped producer returned from sending a record under this capture. A send the
-	 * producer refused at once (before or after serializing: no such partition, too large for {@code max.request.size})
-	 * sent nothing and is not recorded: its sender sees the failure (spring-kafka's {@code KafkaTemplate} throws a
-	 * {@code KafkaException}), and a hit must not send it again.
+	 * producer refused at once sent nothing and is not recorded; its sender sees the failure (spring-kafka's
+	 * {@code KafkaTemplate} throws a {@code KafkaException}). Refused for good (too large for {@code max.request.size},
+	 * an invalid topic, not authorized), a hit must not send it again and the claim may commit: the work decides. Refused
+	 * for a cause that may pass (a full buffer, metadata not received within {@code max.block.ms}), the claim rolls back
+	 * even when the work catches the exception, and the record is retried: it must not commit without the output.
 	 */
 	void sent(ProducerRecord<?, ?> record, SerializedSlot slot, Future<RecordMetadata> ack, Producer<?, ?> producer,
 			String factory) {
-		if (!this.recording || refused(ack)) {
+		if (!this.recording) {
+			return;
+		}
+		Throwable refusal = refusal(ack);
+		if (refusal != null) {
+			if (!Acknowledgments.isPermanent(refusal)) {
+				rejected(new OutputDeliveryException("@IdempotentListener method " + this.listener + " could not send a"
+						+ " record to " + record.topic() + " (" + refusal + "); the claim rolls back, even if the method"
+						+ " caught the failure, and the record is retried", refusal));
+			}
 			return;
 		}
 		if (!slot.complete()) {
@@ -201,6 +216,12 @@ public final class Capture implements AutoCloseable {
 					+ " whose serializers are not the starter's; its bytes cannot be stored");
 		}
 		List<OutputHeader> headers = headers(record);
+		byte[] batchKey = slot.batchKey();
+		String keyHeader = this.owner.settings().keyHeader();
+		if (batchKey != null && headers.stream().noneMatch((header) -> header.name().equals(keyHeader))) {
+			// a producer interceptor sent a copy of the record, which got the key: the stored output gets it too
+			headers.add(new OutputHeader(keyHeader, batchKey));
+		}
 		headers.add(SendingFactory.header(factory));
 		this.outputs.add(new StoredOutput(record.topic(), record.partition(), slot.bytes(true), slot.bytes(false),
 				headers));
@@ -232,7 +253,9 @@ public final class Capture implements AutoCloseable {
 	 * Store the outputs recorded since the last call, in the transaction active on the business database, and stop
 	 * recording on this thread. Call after the work, before the claim's transaction commits.
 	 * @throws OutputRejectedException if an output was rejected while the work ran (and the work caught it): the claim
-	 * must roll back
+	 * must roll back, and the record goes to the dead-letter topic
+	 * @throws OutputDeliveryException if an output could not be sent for a cause that may pass (and the work caught
+	 * it): the claim must roll back, and the record is retried
 	 * @throws org.springframework.dao.DataAccessException if the database fails
 	 */
 	public void store() {
@@ -271,21 +294,24 @@ public final class Capture implements AutoCloseable {
 		unbind();
 	}
 
-	/** Whether the producer refused a send at once: its future is already complete with a failure. */
-	private static boolean refused(Future<RecordMetadata> ack) {
+	/** Why the producer refused a send at once (its future is already complete with a failure), or {@code null}. */
+	private static @Nullable Throwable refusal(Future<RecordMetadata> ack) {
 		if (!ack.isDone()) {
-			return false;
+			return null;
 		}
 		try {
 			ack.get();
-			return false;
+			return null;
 		}
-		catch (ExecutionException | CancellationException ex) {
-			return true;
+		catch (ExecutionException ex) {
+			return (ex.getCause() != null) ? ex.getCause() : ex;
+		}
+		catch (CancellationException ex) {
+			return ex;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			return false;
+			return null;
 		}
 	}
 

@@ -44,7 +44,7 @@ final class CapturingSerializer<T> implements Serializer<T> {
 		byte @Nullable [] bytes = serialized(topic, this.delegate.serialize(topic, headers, data));
 		Capture capture = Capture.current();
 		if (!this.isKey && capture != null && slot != null && !slot.isReplay()) {
-			capture.serialized(topic, headers, slot.bytes(true), bytes); // the key was serialized first
+			capture.serialized(slot, topic, headers, slot.bytes(true), bytes); // the key was serialized first
 		}
 		return bytes;
 	}

@@ -47,17 +47,23 @@ final class ProducerFlush {
 	}
 
 	private static void flush(Producer<?, ?> producer) {
-		do {
-			flushing.put(producer, Boolean.FALSE);
-			try {
-				producer.flush();
+		try {
+			do {
+				flushing.put(producer, Boolean.FALSE);
+				try {
+					producer.flush();
+				}
+				catch (RuntimeException ex) {
+					// the records' own futures carry their failures; a closed producer has nothing left to send
+					logger.debug("Flushing a producer failed", ex);
+				}
 			}
-			catch (RuntimeException ex) {
-				// the records' own futures carry their failures; a closed producer has nothing left to send
-				logger.debug("Flushing a producer failed", ex);
-			}
+			while (!flushing.remove(producer, Boolean.FALSE));
 		}
-		while (!flushing.remove(producer, Boolean.FALSE));
+		catch (Error ex) {
+			flushing.remove(producer); // a later request flushes it again
+			throw ex;
+		}
 	}
 
 }

@@ -23,6 +23,8 @@ final class SerializedSlot implements AutoCloseable {
 
 	private boolean valueSerialized;
 
+	private byte @Nullable [] batchKey;
+
 	private SerializedSlot(boolean replay, boolean replayKey, byte @Nullable [] key, byte @Nullable [] value) {
 		this.replay = replay;
 		this.replayKey = replayKey;
@@ -86,6 +88,15 @@ final class SerializedSlot implements AutoCloseable {
 			this.value = bytes;
 			this.valueSerialized = true;
 		}
+	}
+
+	/** The idempotency key a batch listener's output got from its content in this send, or {@code null}. */
+	byte @Nullable [] batchKey() {
+		return this.batchKey;
+	}
+
+	void batchKey(byte[] key) {
+		this.batchKey = key;
 	}
 
 	/** Whether both serializers of the send were ours (a producer created with others cannot be captured). */

@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -26,7 +27,9 @@ import org.springframework.kafka.config.ContainerPostProcessor;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.kafka.listener.BatchMessageListener;
 import org.springframework.kafka.listener.CommonContainerStoppingErrorHandler;
+import org.springframework.kafka.listener.CommonDelegatingErrorHandler;
 import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.CommonMixedErrorHandler;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.ContainerProperties.AckMode;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -255,10 +258,30 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 	 * Whether an error handler, given a batch that failed with a {@code BatchListenerFailedException} naming a record,
 	 * commits the records before it and delivers that record and the ones after it again (or stops the container,
 	 * committing nothing): spring-kafka's {@link DefaultErrorHandler} (the starter's is one) and
-	 * {@link CommonContainerStoppingErrorHandler}.
+	 * {@link CommonContainerStoppingErrorHandler}, and a {@link CommonMixedErrorHandler} or
+	 * {@link CommonDelegatingErrorHandler} made of them only.
 	 */
 	private static boolean retriesTheFailingMember(CommonErrorHandler handler) {
-		return handler instanceof DefaultErrorHandler || handler instanceof CommonContainerStoppingErrorHandler;
+		if (handler instanceof DefaultErrorHandler || handler instanceof CommonContainerStoppingErrorHandler) {
+			return true;
+		}
+		// spring-kafka's composite handlers expose no getters: their fields are read (the same in 3.3 and 4.x)
+		DirectFieldAccessor fields = new DirectFieldAccessor(handler);
+		if (handler instanceof CommonMixedErrorHandler) {
+			// a group's failure is a batch's: the mixed handler hands it to its batch handler
+			return fields.getPropertyValue("batchErrorHandler") instanceof CommonErrorHandler batch
+					&& retriesTheFailingMember(batch);
+		}
+		if (handler instanceof CommonDelegatingErrorHandler) {
+			if (!(fields.getPropertyValue("defaultErrorHandler") instanceof CommonErrorHandler fallback)
+					|| !retriesTheFailingMember(fallback)) {
+				return false;
+			}
+			return fields.getPropertyValue("delegates") instanceof Map<?, ?> delegates && delegates.values()
+				.stream()
+				.allMatch((delegate) -> delegate instanceof CommonErrorHandler common && retriesTheFailingMember(common));
+		}
+		return false;
 	}
 
 	/**

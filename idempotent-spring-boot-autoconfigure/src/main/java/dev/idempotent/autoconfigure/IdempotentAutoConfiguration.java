@@ -388,7 +388,7 @@ public class IdempotentAutoConfiguration {
 		return CompositeClaimListener.of(listeners.orderedStream().toList());
 	}
 
-	static PlatformTransactionManager uniqueTransactionManager(
+	private static PlatformTransactionManager uniqueTransactionManager(
 			ObjectProvider<PlatformTransactionManager> transactionManager) {
 		PlatformTransactionManager manager = transactionManager.getIfUnique();
 		if (manager == null) {

@@ -3,6 +3,8 @@ package dev.idempotent.autoconfigure;
 import java.time.Duration;
 import java.util.Set;
 
+import javax.sql.DataSource;
+
 import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.fastpath.DatabaseIdentity;
@@ -28,7 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
  * The Redis fast path when {@code idempotent.fast-path.redis.enabled=true} (docs/fast-path.md): a
@@ -122,7 +124,7 @@ public class RedisFastPathAutoConfiguration {
 		RedisFastPath idempotentRedisFastPath(ObjectProvider<RedisConnectionFactory> connectionFactory,
 				RedisFastPathProperties properties, IdempotentProperties idempotent,
 				IdempotentRetentionProperties retention, ObjectProvider<JdbcClaimStore> claims,
-				ObjectProvider<PlatformTransactionManager> transactionManager) {
+				ObjectProvider<DataSource> dataSource) {
 			RedisConnectionFactory factory = connectionFactory.getIfUnique();
 			if (!(factory instanceof LettuceConnectionFactory lettuce)) {
 				throw new IllegalStateException("idempotent.fast-path.redis.enabled=true needs one Lettuce "
@@ -136,7 +138,7 @@ public class RedisFastPathAutoConfiguration {
 								+ "starter's JdbcClaimStore, which names the database in the default prefix, is not "
 								+ "there: set the prefix to a name unique to this database, so that deployments with "
 								+ "separate databases sharing this Redis never read each other's keys.");
-					}), IdempotentAutoConfiguration.uniqueTransactionManager(transactionManager));
+					}), dataSource.getObject());
 			return new RedisFastPath(lettuce, prefix, ttl(properties, retention), properties.getTimeout());
 		}
 
@@ -147,9 +149,10 @@ public class RedisFastPathAutoConfiguration {
 	 * the database, so that deployments with separate databases never share keys, even with one Redis, the same group
 	 * ids and the same table name, while every application on the same database does.
 	 */
-	static String defaultKeyPrefix(IdempotentProperties idempotent, JdbcClaimStore claims,
-			PlatformTransactionManager transactionManager) {
-		return "idempotent:" + idempotent.getTableName() + ":" + DatabaseIdentity.of(claims, transactionManager) + ":";
+	static String defaultKeyPrefix(IdempotentProperties idempotent, JdbcClaimStore claims, DataSource dataSource) {
+		// a transaction of its own on the claim store's DataSource, whatever transaction managers the application has
+		return "idempotent:" + idempotent.getTableName() + ":"
+				+ DatabaseIdentity.of(claims, new DataSourceTransactionManager(dataSource)) + ":";
 	}
 
 	@Configuration(proxyBeanMethods = false)

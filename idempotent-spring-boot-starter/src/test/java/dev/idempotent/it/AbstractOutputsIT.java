@@ -3,6 +3,7 @@ package dev.idempotent.it;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -65,7 +66,7 @@ import static org.awaitility.Awaitility.await;
 				"idempotent.error-handling.retry-interval=50ms" })
 @EmbeddedKafka(partitions = 1, topics = { AbstractOutputsIT.IN, AbstractOutputsIT.LEASED_IN, AbstractOutputsIT.OPTED_OUT_IN,
 		AbstractOutputsIT.GROUP_IN, AbstractOutputsIT.OUT, AbstractOutputsIT.IN + ".DLT", AbstractOutputsIT.BATCH_IN,
-		AbstractOutputsIT.MANY_IN })
+		AbstractOutputsIT.MANY_IN, AbstractOutputsIT.SAME_IN })
 abstract class AbstractOutputsIT {
 
 	static final String IN = "outputs.in";
@@ -81,6 +82,8 @@ abstract class AbstractOutputsIT {
 	static final String BATCH_IN = "outputs.batch-in";
 
 	static final String MANY_IN = "outputs.many-in";
+
+	static final String SAME_IN = "outputs.same-in";
 
 	/** Outputs each record of {@link #MANY_IN} sends: a batch of three sends more than max-count (100) in one call. */
 	static final int MANY = 40;
@@ -257,6 +260,25 @@ abstract class AbstractOutputsIT {
 	}
 
 	@Test
+	void identicalOutputsOfAnotherDeliveryOfTheBatchGetOtherKeys() throws Exception {
+		// the second record fails in the batch and alone; the error handler commits the first and delivers the second
+		// again, which then sends an output identical to the first record's: a downstream consumer must not drop it
+		List<String> keys = List.of(RUN + "-same-1", RUN + "-same-2-twice");
+		String shared = RUN + "-same-output";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT)) {
+			kafka.sendAll(SAME_IN, keys);
+			this.registry.getListenerContainer(RUN + "-same").start();
+
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(RUN + "-same", SAME_IN) == 0);
+			List<ConsumerRecord<String, String>> sent = awaitOutputs(out, shared, 2);
+			assertThat(sent.stream().map((r) -> DeadLetterReader.header(r, IdempotencyHeaders.KEY)).distinct())
+				.as("two records, two keys").hasSize(2);
+			assertThat(this.ledger.rows(RUN + "-same", keys.get(1))).isOne();
+		}
+	}
+
+	@Test
 	void aBatchMaySendMaxCountOutputsPerRecord() throws Exception {
 		List<String> keys = List.of(RUN + "-many-1", RUN + "-many-2", RUN + "-many-3");
 		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
@@ -288,8 +310,23 @@ abstract class AbstractOutputsIT {
 	}
 
 	@Test
-	void aSendTheProducerRefusesAtOnceAndTheMethodCatchesIsNotStoredAndDoesNotPoisonTheKey() throws Exception {
-		List<String> payloads = List.of("too-large-caught", "no-partition-caught");
+	void aSendTheProducerRefusesAtOnceForACauseThatMayPassRollsTheClaimBackEvenWhenTheMethodCatchesIt()
+			throws Exception {
+		String key = RUN + "-no-partition-caught";
+		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
+				DeadLetterReader dlt = new DeadLetterReader(this.broker.getBrokersAsString(), IN + ".DLT")) {
+			kafka.send(IN, key, "no-partition-caught");
+			// no metadata for the partition within max.block.ms: a timeout, which may pass; retried, then dead-lettered
+			ConsumerRecord<String, String> dead = dlt.awaitValue("no-partition-caught");
+			assertThat(DeadLetterReader.header(dead, KafkaHeaders.DLT_EXCEPTION_MESSAGE))
+				.contains("could not send a record to " + OUT, "TimeoutException", "the claim rolls back");
+			assertThat(this.ledger.rows(RUN, key)).as("the claim rolled back with the business write").isZero();
+		}
+	}
+
+	@Test
+	void aSendTheProducerRefusesAtOnceForGoodAndTheMethodCatchesIsNotStoredAndDoesNotPoisonTheKey() throws Exception {
+		List<String> payloads = List.of("too-large-caught");
 		String scope = RUN + "-outputs";
 		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
 				DeadLetterReader dlt = new DeadLetterReader(this.broker.getBrokersAsString(), IN + ".DLT")) {
@@ -510,6 +547,8 @@ abstract class AbstractOutputsIT {
 
 		private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
 
+		private final Map<String, Integer> failures = new ConcurrentHashMap<>();
+
 		BatchListener(ItLedger ledger, KafkaTemplate<String, String> template, String run) {
 			this.ledger = ledger;
 			this.template = template;
@@ -526,6 +565,19 @@ abstract class AbstractOutputsIT {
 					throw new IllegalStateException("first attempt of " + record.key());
 				}
 				this.template.send(OUT, record.key(), record.key() + ":batched");
+			}
+		}
+
+		@KafkaListener(id = "${it.run}-same", topics = SAME_IN, groupId = "${it.run}-same",
+				containerFactory = "batchFactory", autoStartup = "false")
+		@IdempotentListener
+		public void onSame(List<ConsumerRecord<String, String>> records) {
+			for (ConsumerRecord<String, String> record : records) {
+				this.ledger.credit(this.run + "-same", record.key(), record.value());
+				if (record.key().endsWith("twice") && this.failures.merge(record.key(), 1, Integer::sum) <= 2) {
+					throw new IllegalStateException("attempt " + this.failures.get(record.key()) + " of " + record.key());
+				}
+				this.template.send(OUT, this.run + "-same-output", "the same output");
 			}
 		}
 

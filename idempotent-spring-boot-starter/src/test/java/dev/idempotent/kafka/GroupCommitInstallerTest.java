@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import dev.idempotent.autoconfigure.IdempotentAutoConfiguration;
 import dev.idempotent.autoconfigure.IdempotentGroupCommitAutoConfiguration;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +19,14 @@ import org.springframework.kafka.annotation.RetryableTopic;
 import org.springframework.kafka.config.ContainerCustomizer;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
+import org.springframework.kafka.listener.CommonDelegatingErrorHandler;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.CommonLoggingErrorHandler;
+import org.springframework.kafka.listener.CommonMixedErrorHandler;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.ContainerProperties.AckMode;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.messaging.Message;
@@ -114,6 +121,29 @@ class GroupCommitInstallerTest {
 			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
 				.hasMessageContaining("cannot use group commit: its container runs the listener in a transaction of its"
 						+ " own"));
+	}
+
+	@Test
+	void compositeErrorHandlersServeGroupCommitWhenEveryHandlerTheyHandBatchesToDoes() {
+		this.runner.withUserConfiguration(Enabled.class)
+			.withBean(CommonErrorHandler.class, () -> new CommonMixedErrorHandler(new CommonLoggingErrorHandler(),
+					new DefaultErrorHandler()))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(listenerOf(context.getBean(KafkaListenerEndpointRegistry.class), "enabled"))
+					.isInstanceOf(GroupCommitListener.class);
+			});
+		this.runner.withUserConfiguration(Enabled.class)
+			.withBean(CommonErrorHandler.class, () -> new CommonDelegatingErrorHandler(new DefaultErrorHandler()))
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.runner.withUserConfiguration(Enabled.class).withBean(CommonErrorHandler.class, () -> {
+			CommonDelegatingErrorHandler delegating = new CommonDelegatingErrorHandler(new DefaultErrorHandler());
+			delegating.addDelegate(IllegalStateException.class, new RecordOnlyErrorHandler());
+			return delegating;
+		})
+			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.hasMessageContaining("cannot use group commit: its container's error handler")
+				.hasMessageContaining(CommonDelegatingErrorHandler.class.getName()));
 	}
 
 	@Test
@@ -256,6 +286,22 @@ class GroupCommitInstallerTest {
 				DataSource dataSource) {
 			return (container) -> container.getContainerProperties()
 				.setTransactionManager(new DataSourceTransactionManager(dataSource));
+		}
+
+	}
+
+	/** An application's handler that handles records only: a failed batch is handled by the interface's default. */
+	static class RecordOnlyErrorHandler implements CommonErrorHandler {
+
+		@Override
+		public boolean seeksAfterHandling() {
+			return true; // as DefaultErrorHandler's, which CommonDelegatingErrorHandler requires of its delegates
+		}
+
+		@Override
+		public boolean handleOne(Exception thrownException, ConsumerRecord<?, ?> record, Consumer<?, ?> consumer,
+				MessageListenerContainer container) {
+			return true;
 		}
 
 	}
