@@ -20,7 +20,9 @@ import org.springframework.aot.hint.TypeReference;
  * <li>the public methods of what a key expression sees: {@code #record} (a {@code ConsumerRecord}) and
  * {@code #headers};</li>
  * <li>the constructor of {@code PolledRecords}, the consumer interceptor the Kafka client creates by reflection when
- * the fast path is on.</li>
+ * the fast path is on;</li>
+ * <li>the fields of spring-kafka types that have no getter for what the starter checks: the interceptors of a
+ * container factory and a container, the handlers inside the composite error handlers.</li>
  * </ul>
  * The application's own listener beans (their {@code @IdempotentListener} methods and payload types) are covered by
  * {@link IdempotentListenerAotProcessor}. Registered through {@code META-INF/spring/aot.factories}.
@@ -53,6 +55,11 @@ public class IdempotentRuntimeHints implements RuntimeHintsRegistrar {
 			.registerType(TypeReference.of("org.springframework.kafka.config.AbstractKafkaListenerContainerFactory"),
 					MemberCategory.DECLARED_FIELDS)
 			.registerType(TypeReference.of("org.springframework.kafka.listener.AbstractMessageListenerContainer"),
+					MemberCategory.DECLARED_FIELDS)
+			// the handlers inside spring-kafka's composite error handlers (see GroupCommitInstaller)
+			.registerType(TypeReference.of("org.springframework.kafka.listener.CommonMixedErrorHandler"),
+					MemberCategory.DECLARED_FIELDS)
+			.registerType(TypeReference.of("org.springframework.kafka.listener.CommonDelegatingErrorHandler"),
 					MemberCategory.DECLARED_FIELDS);
 		// the producer that captures outputs (CapturingProducer)
 		hints.proxies().registerJdkProxy(TypeReference.of("org.apache.kafka.clients.producer.Producer"));

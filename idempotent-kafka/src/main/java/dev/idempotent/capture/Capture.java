@@ -204,6 +204,9 @@ public final class Capture implements AutoCloseable {
 		}
 		Throwable refusal = refusal(ack);
 		if (refusal != null) {
+			if (this.batchKeys != null && slot.batchKey() != null) {
+				this.batchKeys.refused(); // not sent: the next output with its content takes its key
+			}
 			if (!Acknowledgments.isPermanent(refusal)) {
 				rejected(new OutputDeliveryException("@IdempotentListener method " + this.listener + " could not send a"
 						+ " record to " + record.topic() + " (" + refusal + "); the claim rolls back, even if the method"

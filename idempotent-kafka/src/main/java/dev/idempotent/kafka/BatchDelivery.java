@@ -205,7 +205,7 @@ final class BatchDelivery {
 
 	private @Nullable Object processOneByOne(List<ClaimRequest> claims) throws Throwable {
 		Object last = null;
-		this.outputKeys.restart(claims);
+		this.outputKeys.restart();
 		for (int i = 0; i < claims.size(); i++) {
 			List<Integer> position = List.of(i);
 			this.outputKeys.mark();
@@ -289,7 +289,7 @@ final class BatchDelivery {
 
 		@Nullable Object proceedWith(List<Integer> positions) throws Throwable {
 			close();
-			BatchDelivery.this.outputKeys.restart(this.claims);
+			BatchDelivery.this.outputKeys.restart();
 			this.capture = begin(this.claims.get(positions.get(0)), positions.size());
 			Object value = BatchDelivery.this.proceedWith(positions);
 			if (this.capture != null) {

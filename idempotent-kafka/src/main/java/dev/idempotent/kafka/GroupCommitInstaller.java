@@ -259,11 +259,16 @@ public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInit
 	 * commits the records before it and delivers that record and the ones after it again (or stops the container,
 	 * committing nothing): spring-kafka's {@link DefaultErrorHandler} (the starter's is one) and
 	 * {@link CommonContainerStoppingErrorHandler}, and a {@link CommonMixedErrorHandler} or
-	 * {@link CommonDelegatingErrorHandler} made of them only.
+	 * {@link CommonDelegatingErrorHandler} that seeks after handling and is made of them only.
 	 */
 	private static boolean retriesTheFailingMember(CommonErrorHandler handler) {
 		if (handler instanceof DefaultErrorHandler || handler instanceof CommonContainerStoppingErrorHandler) {
 			return true;
+		}
+		if (!handler.seeksAfterHandling()) {
+			// a composite that does not seek hands the failed poll to handleBatch, whose default returns no remaining
+			// records: the container would commit the whole poll
+			return false;
 		}
 		// spring-kafka's composite handlers expose no getters: their fields are read (the same in 3.3 and 4.x)
 		DirectFieldAccessor fields = new DirectFieldAccessor(handler);

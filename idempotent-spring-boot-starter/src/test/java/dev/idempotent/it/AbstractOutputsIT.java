@@ -260,21 +260,23 @@ abstract class AbstractOutputsIT {
 	}
 
 	@Test
-	void identicalOutputsOfAnotherDeliveryOfTheBatchGetOtherKeys() throws Exception {
-		// the second record fails in the batch and alone; the error handler commits the first and delivers the second
-		// again, which then sends an output identical to the first record's: a downstream consumer must not drop it
-		List<String> keys = List.of(RUN + "-same-1", RUN + "-same-2-twice");
-		String shared = RUN + "-same-output";
+	void aBatchsOutputKeepsItsKeyWhenItsRecordIsDeliveredAgainInAnotherBatch() throws Exception {
+		// the batch sends the three outputs and fails; one at a time, the second record fails again, and the error
+		// handler delivers the second and third records again, as a batch of two: the third output is sent twice,
+		// by batches of different records, under one key
+		List<String> keys = List.of(RUN + "-again-1", RUN + "-again-2-twice", RUN + "-again-3");
 		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
 				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT)) {
 			kafka.sendAll(SAME_IN, keys);
 			this.registry.getListenerContainer(RUN + "-same").start();
 
 			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag(RUN + "-same", SAME_IN) == 0);
-			List<ConsumerRecord<String, String>> sent = awaitOutputs(out, shared, 2);
-			assertThat(sent.stream().map((r) -> DeadLetterReader.header(r, IdempotencyHeaders.KEY)).distinct())
-				.as("two records, two keys").hasSize(2);
-			assertThat(this.ledger.rows(RUN + "-same", keys.get(1))).isOne();
+			for (String key : keys) {
+				List<ConsumerRecord<String, String>> sent = awaitOutputs(out, key, 2);
+				assertThat(sent.stream().map((r) -> DeadLetterReader.header(r, IdempotencyHeaders.KEY)).distinct())
+					.as("every send of the output of " + key + " carries one key").hasSize(1);
+				assertThat(this.ledger.rows(RUN + "-same", key)).isOne();
+			}
 		}
 	}
 
@@ -571,13 +573,16 @@ abstract class AbstractOutputsIT {
 		@KafkaListener(id = "${it.run}-same", topics = SAME_IN, groupId = "${it.run}-same",
 				containerFactory = "batchFactory", autoStartup = "false")
 		@IdempotentListener
-		public void onSame(List<ConsumerRecord<String, String>> records) {
+		public void onAgain(List<ConsumerRecord<String, String>> records) {
 			for (ConsumerRecord<String, String> record : records) {
 				this.ledger.credit(this.run + "-same", record.key(), record.value());
+				this.template.send(OUT, record.key(), record.key() + ":again");
+			}
+			for (ConsumerRecord<String, String> record : records) {
+				// after every output was sent: the first two calls with this record fail
 				if (record.key().endsWith("twice") && this.failures.merge(record.key(), 1, Integer::sum) <= 2) {
 					throw new IllegalStateException("attempt " + this.failures.get(record.key()) + " of " + record.key());
 				}
-				this.template.send(OUT, this.run + "-same-output", "the same output");
 			}
 		}
 

@@ -126,13 +126,19 @@ class GroupCommitInstallerTest {
 	@Test
 	void compositeErrorHandlersServeGroupCommitWhenEveryHandlerTheyHandBatchesToDoes() {
 		this.runner.withUserConfiguration(Enabled.class)
-			.withBean(CommonErrorHandler.class, () -> new CommonMixedErrorHandler(new CommonLoggingErrorHandler(),
+			.withBean(CommonErrorHandler.class, () -> new CommonMixedErrorHandler(new RecordOnlyErrorHandler(),
 					new DefaultErrorHandler()))
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(listenerOf(context.getBean(KafkaListenerEndpointRegistry.class), "enabled"))
 					.isInstanceOf(GroupCommitListener.class);
 			});
+		// a mixed handler whose record handler does not seek does not seek either: the container would commit the poll
+		this.runner.withUserConfiguration(Enabled.class)
+			.withBean(CommonErrorHandler.class, () -> new CommonMixedErrorHandler(new CommonLoggingErrorHandler(),
+					new DefaultErrorHandler()))
+			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.hasMessageContaining("cannot use group commit: its container's error handler"));
 		this.runner.withUserConfiguration(Enabled.class)
 			.withBean(CommonErrorHandler.class, () -> new CommonDelegatingErrorHandler(new DefaultErrorHandler()))
 			.run((context) -> assertThat(context).hasNotFailed());
