@@ -1,14 +1,9 @@
 package dev.idempotent.kafka;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
-import dev.idempotent.capture.BatchOutputKeys;
-import dev.idempotent.capture.Capture;
 import dev.idempotent.capture.ClaimOutputs;
-import dev.idempotent.capture.LoadedOutputs;
 import dev.idempotent.claim.BatchOutcome;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
@@ -63,9 +58,7 @@ final class BatchDelivery {
 
 	private final LateRecordCheck lateRecords;
 
-	private final @Nullable ClaimOutputs outputs;
-
-	private final BatchOutputKeys outputKeys;
+	private final DeliveryOutputs outputs;
 
 	private DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.NONE;
 
@@ -85,8 +78,7 @@ final class BatchDelivery {
 		this.executor = executor;
 		this.claimListener = claimListener;
 		this.lateRecords = lateRecords;
-		this.outputs = outputs;
-		this.outputKeys = new BatchOutputKeys(listener.scope());
+		this.outputs = DeliveryOutputs.ofBatch(outputs, listener);
 		if (this.parameters.problem() != null) {
 			throw new IllegalStateException("@IdempotentListener batch method " + listener + " cannot be supported: "
 					+ this.parameters.problem());
@@ -167,28 +159,33 @@ final class BatchDelivery {
 		return request;
 	}
 
-	/** Process the first {@code count} records as one transaction, or record by record if it fails. */
+	/**
+	 * Process the first {@code count} records as one transaction, or record by record if it fails. What the call sends
+	 * is owned by the first claimed record of the batch (one call of the method cannot tell which record an output
+	 * belongs to), and keyed by its content, as when its record sends it alone after a fallback.
+	 */
 	private @Nullable Object processWhole(List<ClaimRequest> requests, int count) throws Throwable {
 		List<ClaimRequest> claims = requests.subList(0, count);
-		BatchCapture capture = new BatchCapture(claims);
 		BatchOutcome<Object> outcome;
+		this.outputs.restart();
 		try {
-			outcome = this.executor.executeBatchInOwnTransaction(claims, capture::proceedWith);
+			outcome = this.executor.executeBatchInOwnTransaction(claims,
+					(positions) -> this.outputs.run(claims.get(positions.get(0)), positions.size(),
+							() -> proceedWith(positions)));
 		}
 		catch (DeliveryAcknowledgment.Nack nack) {
 			throw nack;
 		}
 		catch (Throwable batchFailure) {
-			capture.close();
 			this.acknowledgment.rolledBack();
 			logger.info("The batch of {} records of {} failed as one transaction ({}); its records are processed one at"
 					+ " a time, each in its own transaction", claims.size(), this.listener, batchFailure.toString());
 			return processOneByOne(claims);
 		}
-		capture.close();
 		// committed: the batch's outputs are delivered before any of its offsets is committed; a failure fails the
-		// whole delivery (no key becomes FAILED), and its retry, all hits, sends the stored outputs again
-		capture.deliver(outcome);
+		// whole delivery (no key becomes FAILED), and its retry, all hits, sends the stored outputs again; a repeat of a
+		// key within the batch sends nothing again: the call sent the outputs of all its records
+		DeliveryOutputs.settle(claims, outcome, (position) -> this.outputs, false, (position, ex) -> ex);
 		try {
 			this.acknowledgment.committed(outcome.hits());
 			this.records.subList(0, count).forEach(FailedDeliveries::succeeded);
@@ -205,136 +202,39 @@ final class BatchDelivery {
 
 	private @Nullable Object processOneByOne(List<ClaimRequest> claims) throws Throwable {
 		Object last = null;
-		this.outputKeys.restart();
+		this.outputs.restart();
 		for (int i = 0; i < claims.size(); i++) {
 			List<Integer> position = List.of(i);
-			this.outputKeys.mark();
-			try (Capture capture = begin(claims.get(i), 1)) {
-				ClaimOutcome<Object> outcome;
-				try {
-					outcome = this.executor.executeInOwnTransaction(claims.get(i), () -> {
-						this.outputKeys.rewind();
-						if (capture != null) {
-							capture.attempt();
-						}
-						Object value = proceedWith(position);
-						if (capture != null) {
-							capture.store();
-						}
-						return value;
-					});
-				}
-				catch (DeliveryAcknowledgment.Nack nack) {
-					throw nack;
-				}
-				catch (Throwable ex) {
-					this.acknowledgment.rolledBack();
-					FailedDeliveries.failed(this.records.get(i), claims.get(i), 1);
-					throw new BatchListenerFailedException("Record " + i + " of the batch failed: " + ex.getMessage(), ex,
-							this.records.get(i));
-				}
-				try {
-					deliverOutputs(capture, claims.get(i), outcome);
-				}
-				catch (RuntimeException ex) {
-					// the claim committed: its key must not become FAILED; the retry is a hit that sends them again
-					this.acknowledgment.rolledBack();
-					throw new BatchListenerFailedException("The outputs of record " + i + " of the batch were not"
-							+ " delivered: " + ex.getMessage(), ex, this.records.get(i));
-				}
-				this.acknowledgment.committed((outcome instanceof ClaimOutcome.Skipped) ? position : List.of());
-				last = outcome.value();
-				FailedDeliveries.succeeded(this.records.get(i));
+			ClaimRequest claim = claims.get(i);
+			this.outputs.mark();
+			ClaimOutcome<Object> outcome;
+			try {
+				outcome = this.executor.executeInOwnTransaction(claim,
+						() -> this.outputs.run(claim, 1, () -> proceedWith(position)));
 			}
+			catch (DeliveryAcknowledgment.Nack nack) {
+				throw nack;
+			}
+			catch (Throwable ex) {
+				this.acknowledgment.rolledBack();
+				FailedDeliveries.failed(this.records.get(i), claim, 1);
+				throw new BatchListenerFailedException("Record " + i + " of the batch failed: " + ex.getMessage(), ex,
+						this.records.get(i));
+			}
+			try {
+				this.outputs.settle(claim, outcome, false);
+			}
+			catch (RuntimeException ex) {
+				// the claim committed: its key must not become FAILED; the retry is a hit that sends them again
+				this.acknowledgment.rolledBack();
+				throw new BatchListenerFailedException("The outputs of record " + i + " of the batch were not"
+						+ " delivered: " + ex.getMessage(), ex, this.records.get(i));
+			}
+			this.acknowledgment.committed((outcome instanceof ClaimOutcome.Skipped) ? position : List.of());
+			last = outcome.value();
+			FailedDeliveries.succeeded(this.records.get(i));
 		}
 		return last;
-	}
-
-	/** Begin capturing the outputs of a call of the method with some records, owned by a claim. */
-	private @Nullable Capture begin(ClaimRequest claim, int records) {
-		return (this.outputs != null) ? this.outputs.begin(claim, this.listener.capturesOutputs(),
-				this.listener.toString(), this.outputKeys, records) : null;
-	}
-
-	/** Wait for the outputs a committed claim sent, or send those a hit's first processing stored again. */
-	private void deliverOutputs(@Nullable Capture capture, ClaimRequest claim, ClaimOutcome<?> outcome) {
-		if (capture == null || this.outputs == null || !capture.recording()) {
-			return;
-		}
-		if (outcome instanceof ClaimOutcome.Skipped<?> skipped) {
-			if (!skipped.fromFastPath()) { // the fast path knows only claims that stored no outputs
-				this.outputs.replay(claim, skipped.hit(), false);
-			}
-		}
-		else {
-			capture.awaitSent();
-		}
-	}
-
-	/**
-	 * The outputs of a batch processed in one transaction: what the method sends is owned by the first claimed record
-	 * of the batch (one call of the method cannot tell which record an output belongs to), and keyed by its content
-	 * ({@link BatchOutputKeys}), as when its record sends it alone after a fallback; a hit's stored outputs are
-	 * sent again, unless its key was claimed in this same batch (a repeat within the batch).
-	 */
-	private final class BatchCapture {
-
-		private final List<ClaimRequest> claims;
-
-		private @Nullable Capture capture;
-
-		BatchCapture(List<ClaimRequest> claims) {
-			this.claims = claims;
-		}
-
-		@Nullable Object proceedWith(List<Integer> positions) throws Throwable {
-			close();
-			BatchDelivery.this.outputKeys.restart();
-			this.capture = begin(this.claims.get(positions.get(0)), positions.size());
-			Object value = BatchDelivery.this.proceedWith(positions);
-			if (this.capture != null) {
-				this.capture.store();
-			}
-			return value;
-		}
-
-		void deliver(BatchOutcome<Object> outcome) {
-			ClaimOutputs outputs = BatchDelivery.this.outputs;
-			if (outputs == null || !outputs.captures(BatchDelivery.this.listener.capturesOutputs())) {
-				return;
-			}
-			if (this.capture != null) {
-				this.capture.awaitSent();
-			}
-			Set<ClaimRequest> claimed = new HashSet<>();
-			for (int position : outcome.claimed()) {
-				claimed.add(withoutSource(this.claims.get(position)));
-			}
-			Set<Integer> fastPathHits = Set.copyOf(outcome.fastPathHits());
-			List<ClaimRequest> replayed = new ArrayList<>();
-			for (int position : outcome.hits()) {
-				ClaimRequest hit = this.claims.get(position);
-				// the fast path knows only claims that stored no outputs
-				if (!fastPathHits.contains(position) && !claimed.contains(withoutSource(hit))) {
-					replayed.add(hit);
-				}
-			}
-			LoadedOutputs loaded = outputs.load(replayed); // a statement per window of hits, not per hit
-			for (ClaimRequest hit : replayed) {
-				outputs.replay(hit, loaded);
-			}
-		}
-
-		void close() {
-			if (this.capture != null) {
-				this.capture.close();
-			}
-		}
-
-		private static ClaimRequest withoutSource(ClaimRequest request) {
-			return new ClaimRequest(request.scope(), request.key(), null);
-		}
-
 	}
 
 	/**

@@ -39,7 +39,7 @@ final class GroupCollector {
 	 * @throws IllegalStateException if no group is being prepared, or the invocation cannot be copied
 	 */
 	static void add(ConsumerRecord<?, ?> record, ClaimRequest request, MethodInvocation invocation,
-			MemberOutputs outputs) {
+			DeliveryOutputs outputs) {
 		List<GroupMember> members = collecting.get();
 		if (members == null) {
 			throw new IllegalStateException("No group commit is being prepared on this thread");

@@ -2,9 +2,7 @@ package dev.idempotent.kafka;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
-import dev.idempotent.capture.LoadedOutputs;
 import dev.idempotent.claim.BatchOutcome;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
@@ -35,7 +33,7 @@ import org.springframework.kafka.support.serializer.DeserializationException;
  * retention period when late records are dead-lettered, a key or value the {@code ErrorHandlingDeserializer} could
  * not read) is reported the same way, after the records before it were committed;</li>
  * <li>after a group committed, what its claimed members sent is awaited and what its hits' first processing stored is
- * sent again ({@link MemberOutputs}), before the offsets are committed; a record whose outputs were not delivered is
+ * sent again ({@link DeliveryOutputs}), before the offsets are committed; a record whose outputs were not delivered is
  * reported alone, like a failing one, but its claim stays committed and is not marked FAILED: its retry is a hit that
  * sends them again.</li>
  * </ol>
@@ -125,52 +123,14 @@ final class GroupCommitDelivery {
 			commit(group.subList(0, failing));
 			throw failed(group.get(failing), ex);
 		}
-		deliverOutputs(group, outcome);
+		// after the commit, in the order of the records: a repeat of a key within the group is a delivery of its own,
+		// which sends the stored outputs again
+		DeliveryOutputs.settle(group.stream().map(GroupMember::request).toList(), outcome,
+				(position) -> group.get(position).outputs(), true, (position, ex) -> {
+					group.subList(0, position).forEach((done) -> FailedDeliveries.succeeded(done.record()));
+					return undelivered(group.get(position), ex);
+				});
 		group.forEach((member) -> FailedDeliveries.succeeded(member.record()));
-	}
-
-	/**
-	 * After the group committed, in the order of the records: wait for what the claimed members sent, send again
-	 * what the hits' first processing stored.
-	 * @throws BatchListenerFailedException naming the first record whose outputs were not delivered; its claim
-	 * committed, so its retry is a hit that sends them again
-	 */
-	private static void deliverOutputs(List<GroupMember> group, BatchOutcome<?> outcome) {
-		Set<Integer> hits = Set.copyOf(outcome.hits());
-		Set<Integer> fastPathHits = Set.copyOf(outcome.fastPathHits());
-		LoadedOutputs loaded = loadReplayed(group, hits, fastPathHits);
-		for (int position = 0; position < group.size(); position++) {
-			GroupMember member = group.get(position);
-			try {
-				if (fastPathHits.contains(position)) {
-					continue; // the fast path knows only claims that stored no outputs
-				}
-				if (hits.contains(position)) {
-					member.outputs().replay(member.request(), loaded);
-				}
-				else {
-					member.outputs().awaitSent();
-				}
-			}
-			catch (RuntimeException ex) {
-				group.subList(0, position).forEach((done) -> FailedDeliveries.succeeded(done.record()));
-				throw undelivered(member, ex);
-			}
-		}
-	}
-
-	/**
-	 * A reader of the stored outputs of the group's hits the fast path did not answer, a statement per window of hits
-	 * (a failure to read fails the replay of the hit that needed it, as reading alone would).
-	 */
-	private static LoadedOutputs loadReplayed(List<GroupMember> group, Set<Integer> hits, Set<Integer> fastPathHits) {
-		List<ClaimRequest> replayed = new ArrayList<>();
-		for (int position = 0; position < group.size(); position++) {
-			if (hits.contains(position) && !fastPathHits.contains(position)) {
-				replayed.add(group.get(position).request());
-			}
-		}
-		return replayed.isEmpty() ? LoadedOutputs.NONE : group.get(0).outputs().load(replayed);
 	}
 
 	private void commitOneByOne(List<GroupMember> group) {
@@ -183,14 +143,7 @@ final class GroupCommitDelivery {
 				throw failed(member, ex);
 			}
 			try {
-				if (outcome instanceof ClaimOutcome.Skipped<?> skipped) {
-					if (!skipped.fromFastPath()) { // the fast path knows only claims that stored no outputs
-						member.outputs().replay(member.request());
-					}
-				}
-				else {
-					member.outputs().awaitSent();
-				}
+				member.outputs().settle(member.request(), outcome, false);
 			}
 			catch (RuntimeException ex) {
 				throw undelivered(member, ex);

@@ -24,7 +24,7 @@ final class GroupMember {
 
 	private final ClaimRequest request;
 
-	private final MemberOutputs outputs;
+	private final DeliveryOutputs outputs;
 
 	private MethodInvocation invocation;
 
@@ -38,7 +38,7 @@ final class GroupMember {
 	 * @param invocation the method's invocation for this record, not yet proceeded
 	 * @param outputs how what the method sends for this record is captured
 	 */
-	GroupMember(ConsumerRecord<?, ?> record, ClaimRequest request, MethodInvocation invocation, MemberOutputs outputs) {
+	GroupMember(ConsumerRecord<?, ?> record, ClaimRequest request, MethodInvocation invocation, DeliveryOutputs outputs) {
 		this.record = record;
 		this.request = request;
 		this.invocation = invocation;
@@ -53,7 +53,7 @@ final class GroupMember {
 		return this.request;
 	}
 
-	MemberOutputs outputs() {
+	DeliveryOutputs outputs() {
 		return this.outputs;
 	}
 
@@ -66,7 +66,7 @@ final class GroupMember {
 	 * Run the listener method for this record, in the group's transaction: the one place where a newly claimed record
 	 * of a group is processed, with the record bound as the current one ({@link CurrentRecord}) and its claim as the
 	 * current claim ({@link IdempotencyContext}), as a single-record delivery would see them. What it sends is
-	 * captured and stored in the transaction ({@link MemberOutputs#capturing}).
+	 * captured and stored in the transaction ({@link DeliveryOutputs#run}).
 	 * @return what the method returned
 	 * @throws Throwable whatever the method threw, or the conversion of the record for a run again
 	 */
@@ -78,7 +78,7 @@ final class GroupMember {
 			}
 		}
 		this.ran = true;
-		return this.outputs.capturing(this.request, this::runBound);
+		return this.outputs.run(this.request, 1, this::runBound);
 	}
 
 	private @Nullable Object runBound() throws Throwable {

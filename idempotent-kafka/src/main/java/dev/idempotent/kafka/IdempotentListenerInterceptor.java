@@ -4,7 +4,6 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.function.Supplier;
 
-import dev.idempotent.capture.Capture;
 import dev.idempotent.capture.ClaimOutputs;
 import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.claim.ClaimOutcome;
@@ -14,6 +13,7 @@ import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.metrics.ClaimListener;
+import dev.idempotent.output.StoredOutput;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -96,8 +96,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 		this.lateRecords.check(request, record);
 		if (GroupCollector.collecting()) {
 			// group commit prepares the poll's records first: the group runs the method once its claims are known
-			GroupCollector.add(record, request, invocation,
-					new MemberOutputs(this.outputs.get(), listener.capturesOutputs(), listener.toString()));
+			GroupCollector.add(record, request, invocation, DeliveryOutputs.ofRecord(this.outputs.get(), listener));
 			return null;
 		}
 		if (listener.mode() == ClaimMode.TRANSACTIONAL) {
@@ -105,18 +104,20 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 		}
 		DeliveryAcknowledgment acknowledgment = DeliveryAcknowledgment.of(invocation.getArguments(),
 				listener.endpoint().acknowledgmentIndex(), 1, false);
-		ClaimOutputs outputs = this.outputs.get();
 		ListenerReplies replies = this.replies.get();
-		ListenerReply reply = (replies != null) ? replies.of(listener) : null;
-		try (Capture capture = (outputs != null) ? outputs.begin(request, listener.capturesOutputs(), listener.toString())
-				: null) {
-			StoredReply stored = new StoredReply(reply, capture, request, record);
-			ClaimOutcome<Object> outcome = claim(listener, request, record, acknowledgment, invocation, stored);
+		try (DeliveryOutputs outputs = DeliveryOutputs.ofRecord(this.outputs.get(), listener)) {
+			StoredReply reply = new StoredReply((replies != null) ? replies.of(listener) : null, outputs, request,
+					record);
+			ClaimOutcome<Object> outcome = claim(listener, request, record, acknowledgment, invocation, outputs, reply);
 			if (outcome == null) {
 				return null;
 			}
 			try {
-				deliverOutputs(outputs, capture, request, outcome, stored);
+				// after the claim committed: what the method sent is awaited, a hit's stored outputs are sent again
+				StoredOutput stored = outputs.settle(request, outcome, reply.replies());
+				if (outcome instanceof ClaimOutcome.Skipped) {
+					reply.found(stored);
+				}
 			}
 			catch (Throwable ex) {
 				// the claim committed: its key must not become FAILED, the retry is a hit that sends the outputs again
@@ -126,7 +127,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			FailedDeliveries.succeeded(record);
 			acknowledgment.committed((outcome instanceof ClaimOutcome.Skipped) ? SINGLE_RECORD : List.of());
 			acknowledgment.complete();
-			return stored.returned(outcome.value());
+			return reply.returned(outcome.value());
 		}
 	}
 
@@ -137,26 +138,16 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 	 */
 	private @Nullable ClaimOutcome<Object> claim(ListenerMethod listener, ClaimRequest request,
 			ConsumerRecord<?, ?> record, DeliveryAcknowledgment acknowledgment, MethodInvocation invocation,
-			StoredReply reply) throws Throwable {
-		Capture capture = reply.capture();
+			DeliveryOutputs outputs, StoredReply reply) throws Throwable {
 		// each attempt (a retried transaction) proceeds a copy: a proceeded invocation would skip the advice after ours
 		ClaimedWork<@Nullable Object> call = () -> reply.record(acknowledgment.call(invocation.getArguments(),
 				SINGLE_RECORD, () -> proceedable(invocation).proceed()));
 		try {
 			if (listener.mode() == ClaimMode.LEASED) {
-				return this.leasedExecutor.get().execute(request, listener.lease(), call, () -> {
-					if (capture != null) {
-						capture.store();
-					}
-				});
+				return this.leasedExecutor.get().execute(request, listener.lease(),
+						() -> outputs.capturing(request, 1, call), outputs::store);
 			}
-			ClaimedWork<@Nullable Object> work = (capture == null) ? call : () -> {
-				capture.attempt();
-				Object value = call.run();
-				capture.store();
-				return value;
-			};
-			return this.executor.get().executeInOwnTransaction(request, work);
+			return this.executor.get().executeInOwnTransaction(request, () -> outputs.run(request, 1, call));
 		}
 		catch (DeliveryAcknowledgment.Nack nack) {
 			// the method asked for the record again: its claim rolled back, the container seeks back to it
@@ -175,25 +166,6 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 			// a released lease already counted its attempt in the row
 			FailedDeliveries.failed(record, request, (listener.mode() == ClaimMode.LEASED) ? 0 : 1);
 			throw ex;
-		}
-	}
-
-	/**
-	 * After the claim committed: wait for the broker to acknowledge the outputs the method sent, or, for a hit, send
-	 * the outputs stored by the first processing again and wait for them; before the offset is committed.
-	 */
-	private static void deliverOutputs(@Nullable ClaimOutputs outputs, @Nullable Capture capture, ClaimRequest request,
-			ClaimOutcome<?> outcome, StoredReply reply) {
-		if (outputs == null || capture == null || !capture.recording()) {
-			return;
-		}
-		if (outcome instanceof ClaimOutcome.Skipped<?> skipped) {
-			if (!skipped.fromFastPath()) { // the fast path knows only claims that stored no outputs
-				reply.found(outputs.replay(request, skipped.hit(), reply.replies()));
-			}
-		}
-		else {
-			capture.awaitSent();
 		}
 	}
 

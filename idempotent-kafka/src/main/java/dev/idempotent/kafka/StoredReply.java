@@ -16,7 +16,7 @@ final class StoredReply {
 
 	private final @Nullable ListenerReply reply;
 
-	private final @Nullable Capture capture;
+	private final DeliveryOutputs outputs;
 
 	private final ClaimRequest claim;
 
@@ -24,21 +24,17 @@ final class StoredReply {
 
 	private @Nullable StoredOutput stored;
 
-	StoredReply(@Nullable ListenerReply reply, @Nullable Capture capture, ClaimRequest claim,
+	StoredReply(@Nullable ListenerReply reply, DeliveryOutputs outputs, ClaimRequest claim,
 			ConsumerRecord<?, ?> record) {
 		this.reply = reply;
-		this.capture = capture;
+		this.outputs = outputs;
 		this.claim = claim;
 		this.record = record;
 	}
 
-	@Nullable Capture capture() {
-		return this.capture;
-	}
-
 	/** Whether the listener's replies are stored with its claims. */
 	boolean replies() {
-		return this.reply != null && this.capture != null && this.capture.recording();
+		return this.reply != null && this.outputs.captures();
 	}
 
 	/**
@@ -48,8 +44,9 @@ final class StoredReply {
 	 */
 	@Nullable Object record(@Nullable Object value) {
 		this.stored = null;
-		if (value != null && replies()) {
-			this.stored = this.reply.record(this.capture, this.claim, this.record, value);
+		Capture capture = this.outputs.capture();
+		if (value != null && replies() && capture != null) {
+			this.stored = this.reply.record(capture, this.claim, this.record, value);
 		}
 		return value;
 	}

@@ -39,7 +39,7 @@ class GroupMemberTest {
 		});
 		((Listener) factory.getProxy()).onRecord();
 		GroupMember member = new GroupMember(new ConsumerRecord<>("orders", 0, 7L, "k", "v"),
-				new ClaimRequest("scope", "key", null), collected.get(0), new MemberOutputs(null, false, "listener"));
+				new ClaimRequest("scope", "key", null), collected.get(0), new DeliveryOutputs(null, false, "listener", null));
 
 		member.run();
 		member.run();
