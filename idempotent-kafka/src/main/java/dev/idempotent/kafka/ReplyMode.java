@@ -2,7 +2,7 @@ package dev.idempotent.kafka;
 
 /**
  * What the startup check does with an {@link IdempotentListener} method that replies ({@code @SendTo}) but whose
- * reply cannot be stored with its claim (see {@link ListenerReplies}): a hit does not call the method, so a
+ * reply cannot be stored with its claim (see docs/semantics.md, "Replies"): a hit does not call the method, so a
  * redelivered request whose first reply was lost (a crash after the database commit and before the reply was sent)
  * would get no reply. Replies that are stored need neither mode.
  *

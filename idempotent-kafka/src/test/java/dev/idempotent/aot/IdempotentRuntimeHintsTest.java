@@ -62,10 +62,10 @@ class IdempotentRuntimeHintsTest {
 			.onType(ConsumerRecord.class)
 			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_METHODS)).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection()
-			.onType(TypeReference.of("dev.idempotent.kafka.HeadersView"))
+			.onType(TypeReference.of("dev.idempotent.kafka.method.HeadersView"))
 			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_METHODS)).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection()
-			.onType(dev.idempotent.kafka.PolledRecords.class)
+			.onType(dev.idempotent.kafka.support.PolledRecords.class)
 			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS)).accepts(hints);
 		assertThat(RuntimeHintsPredicates.proxies().forInterfaces(org.apache.kafka.clients.producer.Producer.class))
 			.as("the producer that captures outputs").accepts(hints);

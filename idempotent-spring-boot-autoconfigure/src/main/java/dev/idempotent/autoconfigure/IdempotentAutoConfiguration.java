@@ -7,43 +7,44 @@ import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
+import dev.idempotent.actuate.IdempotencyHealthCheck;
 import dev.idempotent.capture.ClaimOutputs;
-import dev.idempotent.capture.Replies;
 import dev.idempotent.capture.OutputRejectedException;
+import dev.idempotent.capture.Replies;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.ConflictLog;
 import dev.idempotent.claim.FailureRecorder;
-import dev.idempotent.claim.IdempotentTemplate;
 import dev.idempotent.claim.HitLog;
+import dev.idempotent.claim.IdempotentTemplate;
 import dev.idempotent.claim.LeasedClaimExecutor;
 import dev.idempotent.claim.LeasedClaimStore;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.ClaimInspector;
+import dev.idempotent.jdbc.GaleraDriverCheck;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.JdbcLeasedClaimStore;
 import dev.idempotent.jdbc.SchemaInitializer;
-import dev.idempotent.actuate.IdempotencyHealthCheck;
-import dev.idempotent.jdbc.GaleraDriverCheck;
 import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
-import dev.idempotent.kafka.ContainerFactoryGuard;
-import dev.idempotent.kafka.IdempotentListenerPostProcessor;
-import dev.idempotent.kafka.IdempotentListenerVerifier;
-import dev.idempotent.kafka.DeadLetterHeaders;
-import dev.idempotent.kafka.DeadLetterTemplates;
-import dev.idempotent.kafka.RetryTopicComponents;
-import dev.idempotent.kafka.ErrorHandlerClassifier;
-import dev.idempotent.kafka.FailedClaimRecoverer;
+import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.kafka.NullPayloadException;
-import dev.idempotent.kafka.TransientAwareAfterRollbackProcessor;
-import dev.idempotent.kafka.TransientAwareBackOff;
-import dev.idempotent.kafka.TransientAwareErrorHandler;
-import dev.idempotent.kafka.ListenerMethods;
-import dev.idempotent.kafka.ListenerReplies;
-import dev.idempotent.kafka.ReplyFailureInstaller;
-import dev.idempotent.kafka.ListenerScopes;
-import dev.idempotent.kafka.RecordCaptureInstaller;
+import dev.idempotent.kafka.error.DeadLetterHeaders;
+import dev.idempotent.kafka.error.DeadLetterTemplates;
+import dev.idempotent.kafka.error.ErrorHandlerClassifier;
+import dev.idempotent.kafka.error.FailedClaimRecoverer;
+import dev.idempotent.kafka.error.RetryTopicComponents;
+import dev.idempotent.kafka.error.TransientAwareAfterRollbackProcessor;
+import dev.idempotent.kafka.error.TransientAwareBackOff;
+import dev.idempotent.kafka.error.TransientAwareErrorHandler;
+import dev.idempotent.kafka.listener.IdempotentListenerPostProcessor;
+import dev.idempotent.kafka.method.ListenerMethods;
+import dev.idempotent.kafka.reply.ListenerReplies;
+import dev.idempotent.kafka.reply.ReplyFailureInstaller;
+import dev.idempotent.kafka.startup.ContainerFactoryGuard;
+import dev.idempotent.kafka.startup.IdempotentListenerVerifier;
+import dev.idempotent.kafka.method.ListenerScopes;
+import dev.idempotent.kafka.support.CurrentRecordInstaller;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.key.KeyValidator;
 import dev.idempotent.metrics.ClaimListener;
@@ -275,8 +276,8 @@ public class IdempotentAutoConfiguration {
 	}
 
 	@Bean
-	static RecordCaptureInstaller idempotentRecordCaptureInstaller() {
-		return new RecordCaptureInstaller();
+	static CurrentRecordInstaller idempotentCurrentRecordInstaller() {
+		return new CurrentRecordInstaller();
 	}
 
 	@Bean

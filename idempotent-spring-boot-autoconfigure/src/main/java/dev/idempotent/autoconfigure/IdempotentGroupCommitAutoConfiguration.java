@@ -2,8 +2,9 @@ package dev.idempotent.autoconfigure;
 
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.SqlDialect;
-import dev.idempotent.kafka.GroupCommitInstaller;
-import dev.idempotent.kafka.ListenerMethods;
+import dev.idempotent.kafka.IdempotentListener;
+import dev.idempotent.kafka.group.GroupCommitInstaller;
+import dev.idempotent.kafka.method.ListenerMethods;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;

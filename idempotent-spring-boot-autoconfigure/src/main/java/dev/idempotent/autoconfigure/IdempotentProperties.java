@@ -5,6 +5,7 @@ import java.time.Duration;
 import dev.idempotent.claim.TransactionalClaimExecutor;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotencyHeaders;
+import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.kafka.ReplyMode;
 import dev.idempotent.key.KeyMasker;
 import dev.idempotent.key.KeyValidator;

@@ -7,8 +7,8 @@ import javax.sql.DataSource;
 
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
-import dev.idempotent.kafka.ListenerMethods;
-import dev.idempotent.kafka.RetentionWindowCheck;
+import dev.idempotent.kafka.method.ListenerMethods;
+import dev.idempotent.kafka.startup.RetentionWindowCheck;
 import dev.idempotent.retention.JdbcRetentionJob;
 import dev.idempotent.retention.LateRecordGuard;
 import dev.idempotent.retention.RetentionListener;

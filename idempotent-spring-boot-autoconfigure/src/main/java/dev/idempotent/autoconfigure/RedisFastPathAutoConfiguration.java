@@ -14,7 +14,7 @@ import dev.idempotent.fastpath.FastPathClaims;
 import dev.idempotent.fastpath.FastPathListener;
 import dev.idempotent.fastpath.redis.RedisFastPath;
 import dev.idempotent.jdbc.JdbcClaimStore;
-import dev.idempotent.kafka.PolledRecordsInstaller;
+import dev.idempotent.kafka.support.PolledRecordsInstaller;
 import dev.idempotent.metrics.MicrometerFastPathListener;
 import io.micrometer.core.instrument.MeterRegistry;
 

@@ -3,6 +3,7 @@ package dev.idempotent.autoconfigure;
 import javax.sql.DataSource;
 
 import dev.idempotent.kafka.IdempotentListener;
+import dev.idempotent.kafka.startup.ContainerFactoryGuard;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

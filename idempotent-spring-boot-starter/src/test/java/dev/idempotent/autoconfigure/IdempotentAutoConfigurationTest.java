@@ -14,9 +14,10 @@ import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.kafka.IdempotentListener;
-import dev.idempotent.kafka.IdempotentListenerPostProcessor;
+import dev.idempotent.kafka.listener.IdempotentListenerInterceptor;
+import dev.idempotent.kafka.listener.IdempotentListenerPostProcessor;
+import dev.idempotent.kafka.support.CurrentRecordInstaller;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
-import dev.idempotent.kafka.RecordCaptureInstaller;
 import dev.idempotent.metrics.MicrometerClaimListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -71,7 +72,7 @@ class IdempotentAutoConfigurationTest {
 			assertThat(context).hasSingleBean(ClaimStore.class)
 				.hasSingleBean(TransactionalClaimExecutor.class)
 				.hasSingleBean(IdempotentListenerPostProcessor.class)
-				.hasSingleBean(RecordCaptureInstaller.class)
+				.hasSingleBean(CurrentRecordInstaller.class)
 				.hasSingleBean(IdempotentTemplate.class)
 				.hasSingleBean(CommonErrorHandler.class);
 			assertThat(context.getBean(CommonErrorHandler.class)).isInstanceOf(DefaultErrorHandler.class);
@@ -158,10 +159,10 @@ class IdempotentAutoConfigurationTest {
 		this.runner.run((context) -> {
 			DefaultErrorHandler handler = context.getBean(DefaultErrorHandler.class);
 			assertThat(handler.removeClassification(InvalidIdempotencyKeyException.class)).isFalse();
-			assertThat(dev.idempotent.kafka.TransientFailures
+			assertThat(dev.idempotent.kafka.error.TransientFailures
 				.isTransient(new RuntimeException(new org.springframework.jdbc.CannotGetJdbcConnectionException("down"))))
 				.isTrue();
-			assertThat(dev.idempotent.kafka.TransientFailures.isTransient(new IllegalStateException("bug"))).isFalse();
+			assertThat(dev.idempotent.kafka.error.TransientFailures.isTransient(new IllegalStateException("bug"))).isFalse();
 		});
 	}
 

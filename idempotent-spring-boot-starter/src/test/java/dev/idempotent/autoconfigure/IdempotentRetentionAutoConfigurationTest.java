@@ -10,7 +10,7 @@ import dev.idempotent.jdbc.SchemaInitializer;
 import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
-import dev.idempotent.kafka.RetentionWindowCheck;
+import dev.idempotent.kafka.startup.RetentionWindowCheck;
 import dev.idempotent.key.KeyMasker;
 import dev.idempotent.metrics.MicrometerRetentionListener;
 import dev.idempotent.retention.JdbcRetentionJob;

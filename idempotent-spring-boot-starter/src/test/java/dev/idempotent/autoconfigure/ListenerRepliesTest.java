@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.idempotent.kafka.IdempotentListener;
+import dev.idempotent.kafka.reply.ReplyFailureListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -5,6 +5,7 @@ import java.util.UUID;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
+import dev.idempotent.kafka.error.FailedClaimRecoverer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 

@@ -22,6 +22,7 @@ import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
+import dev.idempotent.kafka.error.FailedClaimRecoverer;
 import dev.idempotent.metrics.MicrometerClaimListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

@@ -237,7 +237,7 @@ abstract class AbstractOutputsIT {
 		List<String> keys = List.of(RUN + "-batch-1", RUN + "-batch-2", RUN + "-batch-3-flaky");
 		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
 				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT);
-				LogCapture log = new LogCapture("dev.idempotent.kafka.BatchDelivery")) {
+				LogCapture log = new LogCapture("dev.idempotent.kafka.listener.BatchDelivery")) {
 			kafka.sendAll(BATCH_IN, keys);
 			this.registry.getListenerContainer(RUN + "-batch").start(); // after the records: they come in one poll
 
@@ -285,7 +285,7 @@ abstract class AbstractOutputsIT {
 		List<String> keys = List.of(RUN + "-many-1", RUN + "-many-2", RUN + "-many-3");
 		try (KafkaTestSupport kafka = new KafkaTestSupport(this.broker.getBrokersAsString());
 				DeadLetterReader out = new DeadLetterReader(this.broker.getBrokersAsString(), OUT);
-				LogCapture log = new LogCapture("dev.idempotent.kafka.BatchDelivery")) {
+				LogCapture log = new LogCapture("dev.idempotent.kafka.listener.BatchDelivery")) {
 			kafka.sendAll(MANY_IN, keys);
 			this.registry.getListenerContainer(RUN + "-many").start();
 

@@ -16,7 +16,7 @@ import javax.sql.DataSource;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
-import dev.idempotent.kafka.TransientFailures;
+import dev.idempotent.kafka.error.TransientFailures;
 import dev.idempotent.testsupport.TestDatabases;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

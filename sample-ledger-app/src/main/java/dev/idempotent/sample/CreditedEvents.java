@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
+import dev.idempotent.kafka.IdempotentListener;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

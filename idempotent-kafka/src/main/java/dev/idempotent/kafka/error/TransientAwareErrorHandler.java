@@ -1,0 +1,43 @@
+package dev.idempotent.kafka.error;
+
+
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.RetryListener;
+
+/**
+ * A {@link DefaultErrorHandler} whose back-off is a {@link TransientAwareBackOff} that stays registered as its first
+ * retry listener: an application that sets retry listeners of its own on the handler (for metrics or logging, with
+ * {@link #setRetryListeners}) adds them after it instead of replacing it. Replaced, the back-off would no longer learn
+ * each attempt's failure, would take every failure for a transient one, and would retry a failing record forever
+ * instead of dead-lettering it.
+ * <p>Thread-safe as {@link DefaultErrorHandler} is: configure it before the containers start.
+ *
+ * @since 0.1.0
+ */
+public class TransientAwareErrorHandler extends DefaultErrorHandler {
+
+	private final TransientAwareBackOff backOff;
+
+	/**
+	 * Create a handler.
+	 * @param recoverer disposes of a record whose retries are spent, e.g. publishes it to the dead-letter topic
+	 * @param backOff the back-off, also registered as the first retry listener
+	 */
+	public TransientAwareErrorHandler(ConsumerRecordRecoverer recoverer, TransientAwareBackOff backOff) {
+		super(recoverer, backOff);
+		this.backOff = backOff;
+		setRetryListeners();
+		setResetStateOnExceptionChange(false);
+	}
+
+	/**
+	 * Set the retry listeners; the back-off stays the first of them.
+	 * @param listeners the application's listeners, called after the back-off's
+	 */
+	@Override
+	public void setRetryListeners(RetryListener... listeners) {
+		super.setRetryListeners(TransientAwareBackOff.first(this.backOff, listeners));
+	}
+
+}
