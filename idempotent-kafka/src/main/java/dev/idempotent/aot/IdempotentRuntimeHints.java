@@ -45,7 +45,8 @@ public class IdempotentRuntimeHints implements RuntimeHintsRegistrar {
 		hints.reflection()
 			.registerType(TypeReference.of("org.apache.kafka.clients.consumer.ConsumerRecord"),
 					MemberCategory.INVOKE_PUBLIC_METHODS)
-			.registerType(TypeReference.of("dev.idempotent.kafka.method.HeadersView"), MemberCategory.INVOKE_PUBLIC_METHODS)
+			.registerType(TypeReference.of("dev.idempotent.kafka.method.HeadersView"),
+					MemberCategory.INVOKE_PUBLIC_METHODS)
 			.registerType(TypeReference.of("dev.idempotent.kafka.support.PolledRecords"),
 					MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS)
 			// ConsumerRecords with the poll's next offsets, where kafka-clients has them (4.x; see BatchParameters)
