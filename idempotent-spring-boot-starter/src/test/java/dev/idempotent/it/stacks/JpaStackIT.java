@@ -1,0 +1,35 @@
+package dev.idempotent.it.stacks;
+
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
+
+import org.springframework.test.context.TestPropertySource;
+
+/** The scenarios of {@link AbstractJpaStackIT}, on MariaDB and PostgreSQL: one nested class per database. */
+@Tag("matrix-b")
+class JpaStackIT {
+
+	/**
+	 * The JPA stack on MariaDB. Through mysql-connector-j MariaDB reports itself as MySQL 5.5.5, so Hibernate would
+	 * pick an unsupported MySQL dialect; MariaDB users name Hibernate's MariaDB dialect.
+	 */
+	@Nested
+	@Tag("mariadb")
+	@TestPropertySource(properties = "spring.jpa.database-platform=org.hibernate.dialect.MariaDBDialect")
+	class MariaDb extends AbstractJpaStackIT {
+
+
+	}
+
+	/** The JPA stack on PostgreSQL. */
+	@Nested
+	@Tag("postgresql")
+	@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
+			"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
+			"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
+	class PostgreSql extends AbstractJpaStackIT {
+
+
+	}
+
+}
