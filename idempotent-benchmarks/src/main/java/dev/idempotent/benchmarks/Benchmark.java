@@ -389,5 +389,4 @@ public final class Benchmark {
 
 	}
 
-
 }

@@ -64,5 +64,4 @@ final class RememberAfterCommit implements TransactionSynchronization {
 		}
 	}
 
-
 }

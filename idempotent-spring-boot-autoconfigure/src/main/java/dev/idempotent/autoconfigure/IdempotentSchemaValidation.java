@@ -55,5 +55,4 @@ public class IdempotentSchemaValidation implements InitializingBean {
 		}
 	}
 
-
 }

@@ -1,9 +1,8 @@
 package dev.idempotent.actuate;
 
+import dev.idempotent.it.PostgreSqlDataSource;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
-
-import org.springframework.test.context.TestPropertySource;
 
 /** The scenarios of {@link AbstractIdempotencyEndpointIT}, on MariaDB and PostgreSQL: one nested class per database. */
 class IdempotencyEndpointIT {
@@ -22,10 +21,7 @@ class IdempotencyEndpointIT {
 
 	/** The endpoint over HTTP on the PostgreSQL test database. */
 	@Nested
-	@Tag("postgresql")
-	@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
-			"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
-			"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
+	@PostgreSqlDataSource
 	class PostgreSql extends AbstractIdempotencyEndpointIT {
 
 		@Override

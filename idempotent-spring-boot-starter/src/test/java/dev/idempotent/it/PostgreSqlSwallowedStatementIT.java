@@ -31,9 +31,8 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(classes = { ItApplication.class, PostgreSqlSwallowedStatementIT.Listeners.class })
 @EmbeddedKafka(partitions = 1, topics = { PostgreSqlSwallowedStatementIT.TOPIC, PostgreSqlSwallowedStatementIT.TOPIC + ".DLT" })
-@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
-		"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
-		"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}", "idempotent.error-handling.max-retries=1",
+@PostgreSqlDataSource
+@TestPropertySource(properties = { "idempotent.error-handling.max-retries=1",
 		"idempotent.error-handling.retry-interval=50ms" })
 class PostgreSqlSwallowedStatementIT {
 

@@ -3,8 +3,6 @@ package dev.idempotent.it;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 
-import org.springframework.test.context.TestPropertySource;
-
 /** The scenarios of {@link AbstractProducerFactoriesIT}, on MariaDB and PostgreSQL: one nested class per database. */
 class ProducerFactoriesIT {
 
@@ -22,10 +20,7 @@ class ProducerFactoriesIT {
 
 	/** Outputs sent through a second producer factory, with the ledger and the idempotency table in PostgreSQL. */
 	@Nested
-	@Tag("postgresql")
-	@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
-			"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
-			"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
+	@PostgreSqlDataSource
 	class PostgreSql extends AbstractProducerFactoriesIT {
 
 		@Override

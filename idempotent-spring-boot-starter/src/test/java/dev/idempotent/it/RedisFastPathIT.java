@@ -1,21 +1,14 @@
 package dev.idempotent.it;
 
 import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Tag;
-
-import org.springframework.test.context.TestPropertySource;
 
 /** The scenarios of {@link AbstractRedisFastPathIT}, on PostgreSQL: one nested class per database. */
 class RedisFastPathIT {
 
 	/** The Redis fast path with the ledger and the idempotency table in PostgreSQL. */
 	@Nested
-	@Tag("postgresql")
-	@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
-			"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
-			"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
+	@PostgreSqlDataSource
 	class PostgreSql extends AbstractRedisFastPathIT {
-
 
 	}
 

@@ -1,11 +1,7 @@
 package dev.idempotent.it;
 
-import org.springframework.test.context.TestPropertySource;
-
 /** The single-record end-to-end tests with the ledger and the idempotency table in PostgreSQL. */
-@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
-		"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
-		"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
+@PostgreSqlDataSource
 class SingleRecordListenerPostgreSqlIT extends SingleRecordListenerIT {
 
 }

@@ -9,7 +9,6 @@ import dev.idempotent.jdbc.SqlDialect;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-
 /**
  * Waits until claiming threads wait for a row lock another transaction holds, as the database shows it. A database
  * that shows no lock waits where its dialect's family does (a compatible database without InnoDB's or PostgreSQL's

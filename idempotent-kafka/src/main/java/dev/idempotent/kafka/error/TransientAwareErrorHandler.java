@@ -1,6 +1,5 @@
 package dev.idempotent.kafka.error;
 
-
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.RetryListener;

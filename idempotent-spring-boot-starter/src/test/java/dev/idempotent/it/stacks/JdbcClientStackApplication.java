@@ -2,7 +2,6 @@ package dev.idempotent.it.stacks;
 
 import java.util.UUID;
 
-
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;

@@ -1,5 +1,6 @@
 package dev.idempotent.it.stacks;
 
+import dev.idempotent.it.PostgreSqlDataSource;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 
@@ -18,17 +19,12 @@ class JpaStackIT {
 	@TestPropertySource(properties = "spring.jpa.database-platform=org.hibernate.dialect.MariaDBDialect")
 	class MariaDb extends AbstractJpaStackIT {
 
-
 	}
 
 	/** The JPA stack on PostgreSQL. */
 	@Nested
-	@Tag("postgresql")
-	@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
-			"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
-			"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
+	@PostgreSqlDataSource
 	class PostgreSql extends AbstractJpaStackIT {
-
 
 	}
 

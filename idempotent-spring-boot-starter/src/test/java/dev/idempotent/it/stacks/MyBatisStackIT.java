@@ -1,9 +1,8 @@
 package dev.idempotent.it.stacks;
 
+import dev.idempotent.it.PostgreSqlDataSource;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
-
-import org.springframework.test.context.TestPropertySource;
 
 /** The scenarios of {@link AbstractMyBatisStackIT}, on MariaDB and PostgreSQL: one nested class per database. */
 @Tag("matrix-a")
@@ -14,17 +13,12 @@ class MyBatisStackIT {
 	@Tag("mariadb")
 	class MariaDb extends AbstractMyBatisStackIT {
 
-
 	}
 
 	/** The MyBatis stack on PostgreSQL. */
 	@Nested
-	@Tag("postgresql")
-	@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
-			"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
-			"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
+	@PostgreSqlDataSource
 	class PostgreSql extends AbstractMyBatisStackIT {
-
 
 	}
 

@@ -11,7 +11,6 @@ class PoisonRecordStackIT {
 	@Tag("mariadb")
 	class MariaDb extends AbstractPoisonRecordStackIT {
 
-
 	}
 
 }

@@ -1,21 +1,15 @@
 package dev.idempotent.it.stacks;
 
+import dev.idempotent.it.PostgreSqlDataSource;
 import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Tag;
-
-import org.springframework.test.context.TestPropertySource;
 
 /** The scenarios of {@link AbstractRecordFilterStackIT}, on PostgreSQL: one nested class per database. */
 class RecordFilterStackIT {
 
 	/** The RecordFilterStrategy stack on PostgreSQL. */
 	@Nested
-	@Tag("postgresql")
-	@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
-			"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
-			"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
+	@PostgreSqlDataSource
 	class PostgreSql extends AbstractRecordFilterStackIT {
-
 
 	}
 

@@ -11,7 +11,6 @@ class RetryTopicStackIT {
 	@Tag("mariadb")
 	class MariaDb extends AbstractRetryTopicStackIT {
 
-
 	}
 
 }

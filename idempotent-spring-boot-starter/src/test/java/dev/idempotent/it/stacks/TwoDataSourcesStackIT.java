@@ -1,9 +1,8 @@
 package dev.idempotent.it.stacks;
 
+import dev.idempotent.it.PostgreSqlDataSource;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
-
-import org.springframework.test.context.TestPropertySource;
 
 /** The scenarios of {@link AbstractTwoDataSourcesStackIT}, on MariaDB and PostgreSQL: one nested class per database. */
 class TwoDataSourcesStackIT {
@@ -13,17 +12,12 @@ class TwoDataSourcesStackIT {
 	@Tag("mariadb")
 	class MariaDb extends AbstractTwoDataSourcesStackIT {
 
-
 	}
 
 	/** The two-DataSources stack on PostgreSQL. */
 	@Nested
-	@Tag("postgresql")
-	@TestPropertySource(properties = { "spring.datasource.url=${IDEMPOTENT_POSTGRESQL_URL:jdbc:postgresql://127.0.0.1:5432/test}",
-			"spring.datasource.username=${IDEMPOTENT_POSTGRESQL_USER:postgres}",
-			"spring.datasource.password=${IDEMPOTENT_POSTGRESQL_PASSWORD:}" })
+	@PostgreSqlDataSource
 	class PostgreSql extends AbstractTwoDataSourcesStackIT {
-
 
 	}
 
