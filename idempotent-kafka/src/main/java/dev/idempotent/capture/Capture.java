@@ -132,8 +132,14 @@ public final class Capture implements AutoCloseable {
 		bind();
 	}
 
-	/** Called by the producer before a record is sent under this capture. */
-	void beforeSend(ProducerRecord<?, ?> record) {
+	/**
+	 * Called by the producer before a record is sent under this capture, before the producer's interceptors see it. A
+	 * record without an idempotency key gets its key here, from the claim and the output's position; a batch
+	 * listener's record, whose key comes from its content once it is serialized, gets a placeholder that
+	 * {@link #serialized} replaces (so that an interceptor adding keys to records without one, such as
+	 * {@code idempotent.producer.add-key-header}'s, leaves it alone).
+	 */
+	void beforeSend(ProducerRecord<?, ?> record, SerializedSlot slot) {
 		if (!this.recording) {
 			this.owner.warnUncaptured(this.listener, record.topic());
 			return;
@@ -148,6 +154,13 @@ public final class Capture implements AutoCloseable {
 		if (this.batchKeys == null) {
 			addKey(record.headers(), outputKey(this.claim, this.outputs.size()));
 		}
+		else if (record.headers().lastHeader(this.owner.settings().keyHeader()) == null) {
+			// random, so that a record sent past the starter's serializers still carries a key no other output has
+			byte[] placeholder = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
+			if (addKey(record.headers(), placeholder)) {
+				slot.placeholder(placeholder);
+			}
+		}
 	}
 
 	/**
@@ -157,22 +170,39 @@ public final class Capture implements AutoCloseable {
 	 */
 	void serialized(SerializedSlot slot, String topic, Headers headers, byte @Nullable [] key,
 			byte @Nullable [] value) {
-		if (this.recording && this.batchKeys != null && headers.lastHeader(this.owner.settings().keyHeader()) == null) {
-			byte[] batchKey = this.batchKeys.next(topic, key, value);
-			slot.batchKey(batchKey);
-			addKey(headers, batchKey);
+		if (!this.recording || this.batchKeys == null) {
+			return;
 		}
+		String keyHeader = this.owner.settings().keyHeader();
+		Header present = headers.lastHeader(keyHeader);
+		boolean placeholder = present != null && slot.placeholder() != null && present.value() == slot.placeholder();
+		if (present != null && !placeholder) {
+			return; // the record's own key
+		}
+		try {
+			headers.remove(keyHeader);
+		}
+		catch (IllegalStateException readOnly) {
+			return; // a record object sent before keeps the headers it was sent with
+		}
+		byte[] batchKey = this.batchKeys.next(topic, key, value);
+		slot.batchKey(batchKey);
+		addKey(headers, batchKey);
 	}
 
-	private void addKey(Headers headers, byte[] key) {
+	/** Add the key header to a record that has none; {@code false} if it has one or its headers are read-only. */
+	private boolean addKey(Headers headers, byte[] key) {
 		String header = this.owner.settings().keyHeader();
-		if (headers.lastHeader(header) == null) {
-			try {
-				headers.add(header, key);
-			}
-			catch (IllegalStateException readOnly) {
-				// a record object sent before keeps the headers it was sent with
-			}
+		if (headers.lastHeader(header) != null) {
+			return false;
+		}
+		try {
+			headers.add(header, key);
+			return true;
+		}
+		catch (IllegalStateException readOnly) {
+			// a record object sent before keeps the headers it was sent with
+			return false;
 		}
 	}
 
@@ -220,9 +250,11 @@ public final class Capture implements AutoCloseable {
 		}
 		List<OutputHeader> headers = headers(record);
 		byte[] batchKey = slot.batchKey();
-		String keyHeader = this.owner.settings().keyHeader();
-		if (batchKey != null && headers.stream().noneMatch((header) -> header.name().equals(keyHeader))) {
-			// a producer interceptor sent a copy of the record, which got the key: the stored output gets it too
+		if (batchKey != null) {
+			// the key the record was sent with, also when a producer interceptor sent a copy of it, which got the key
+			// in place of the placeholder the record still holds
+			String keyHeader = this.owner.settings().keyHeader();
+			headers.removeIf((header) -> header.name().equals(keyHeader));
 			headers.add(new OutputHeader(keyHeader, batchKey));
 		}
 		headers.add(SendingFactory.header(factory));

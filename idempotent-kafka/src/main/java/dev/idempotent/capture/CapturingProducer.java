@@ -81,9 +81,9 @@ final class CapturingProducer<K, V> implements InvocationHandler {
 			PendingReply reply = PendingReply.take(record);
 			return (reply != null) ? sendReply(record, callback, reply) : this.delegate.send(record, callback);
 		}
-		capture.beforeSend(record);
 		SerializedSlot slot = SerializedSlot.open();
 		try {
+			capture.beforeSend(record, slot);
 			Future<RecordMetadata> ack = this.delegate.send(record, callback);
 			capture.sent(record, slot, ack, this.delegate, this.factory);
 			return ack;

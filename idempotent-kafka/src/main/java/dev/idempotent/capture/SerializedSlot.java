@@ -25,6 +25,8 @@ final class SerializedSlot implements AutoCloseable {
 
 	private byte @Nullable [] batchKey;
 
+	private byte @Nullable [] placeholder;
+
 	private SerializedSlot(boolean replay, boolean replayKey, byte @Nullable [] key, byte @Nullable [] value) {
 		this.replay = replay;
 		this.replayKey = replayKey;
@@ -97,6 +99,15 @@ final class SerializedSlot implements AutoCloseable {
 
 	void batchKey(byte[] key) {
 		this.batchKey = key;
+	}
+
+	/** The placeholder key a batch listener's record got before it was sent, or {@code null}. */
+	byte @Nullable [] placeholder() {
+		return this.placeholder;
+	}
+
+	void placeholder(byte[] key) {
+		this.placeholder = key;
 	}
 
 	/** Whether both serializers of the send were ours (a producer created with others cannot be captured). */

@@ -57,13 +57,15 @@ import static org.awaitility.Awaitility.await;
  * rolls its claim back, even when the method catches the exception; a send the producer refuses at once and the
  * method catches (too large for the producer, no such partition) is not stored, so later hits do not fail on it;
  * a group commit stores each member's outputs in the group's transaction and sends a member's
- * stored outputs again when it is a hit. One broker and one application for the class.
+ * stored outputs again when it is a hit. One broker and one application for the class, with the producer interceptor
+ * that gives records without an idempotency key a random one ({@code idempotent.producer.add-key-header}): an output
+ * keeps the key the starter gives it.
  */
 @SpringBootTest(classes = { ItApplication.class, AbstractOutputsIT.Listeners.class },
 		properties = { "idempotent.outputs.max-bytes=" + AbstractOutputsIT.MAX_BYTES + "B",
 				"idempotent.outputs.replay-buffer=" + AbstractOutputsIT.REPLAY_BUFFER + "B",
 				"spring.kafka.producer.properties.max.block.ms=3000", "idempotent.error-handling.max-retries=1",
-				"idempotent.error-handling.retry-interval=50ms" })
+				"idempotent.error-handling.retry-interval=50ms", "idempotent.producer.add-key-header=true" })
 @EmbeddedKafka(partitions = 1, topics = { AbstractOutputsIT.IN, AbstractOutputsIT.LEASED_IN, AbstractOutputsIT.OPTED_OUT_IN,
 		AbstractOutputsIT.GROUP_IN, AbstractOutputsIT.OUT, AbstractOutputsIT.IN + ".DLT", AbstractOutputsIT.BATCH_IN,
 		AbstractOutputsIT.MANY_IN, AbstractOutputsIT.SAME_IN })
