@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.kafka.listener.RetryListener;
@@ -23,7 +24,9 @@ import org.springframework.util.backoff.BackOffExecution;
  * <p>It learns each failure as a {@link RetryListener}, which spring-kafka calls on the consumer thread right
  * before it asks the back-off for the next interval, so it must be both the back-off and a retry listener of the
  * handler, and stay one: {@link TransientAwareErrorHandler} and {@link TransientAwareAfterRollbackProcessor} keep it
- * the first retry listener whatever listeners the application sets later. Before any failure is known (spring-kafka probes a back-off
+ * the first retry listener whatever listeners the application sets later. A whole batch's failure is learned through
+ * the batch callbacks of the fallback batch handler, which asks for the first interval before it tells the listeners:
+ * that one interval follows the failure known before. Before any failure is known (spring-kafka probes a back-off
  * when the handler is built) it answers as for a transient failure. Thread-safe: the failure is kept per consumer
  * thread.
  *
@@ -54,6 +57,20 @@ public final class TransientAwareBackOff implements BackOff, RetryListener {
 
 	@Override
 	public void recovered(ConsumerRecord<?, ?> record, @Nullable Exception ex) {
+		this.current.remove();
+	}
+
+	/**
+	 * A failure of a whole batch, retried by the handler's fallback batch handler (a failure that names no record:
+	 * the outputs of a committed batch not delivered, a listener that throws another exception).
+	 */
+	@Override
+	public void failedDelivery(ConsumerRecords<?, ?> records, Exception ex, int deliveryAttempt) {
+		this.current.set(ex);
+	}
+
+	@Override
+	public void recovered(ConsumerRecords<?, ?> records, Exception ex) {
 		this.current.remove();
 	}
 
