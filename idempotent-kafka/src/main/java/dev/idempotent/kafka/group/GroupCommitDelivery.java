@@ -103,22 +103,25 @@ final class GroupCommitDelivery {
 		if (group.isEmpty()) {
 			return;
 		}
-		int[] running = { -1 };
+		MemberFailure memberFailure = new MemberFailure();
 		BatchOutcome<@Nullable Object> outcome;
 		try {
 			outcome = this.executor.executeBatchInOwnTransaction(group.stream().map(GroupMember::request).toList(),
 					(claimed) -> {
-						running[0] = -1; // the executor may run the work again after a transient failure of the claims
+						memberFailure.clear(); // the executor may run the work again after a transient failure
 						for (int position : claimed) {
-							running[0] = position;
-							group.get(position).run();
+							try {
+								group.get(position).run();
+							}
+							catch (Throwable ex) {
+								throw memberFailure.of(position, ex);
+							}
 						}
-						running[0] = -1;
 						return null;
 					});
 		}
 		catch (Throwable ex) {
-			int failing = running[0];
+			int failing = memberFailure.positionOf(ex);
 			if (failing < 0) {
 				// the claims or the commit failed, for no record in particular
 				commitOneByOne(group);
@@ -175,6 +178,40 @@ final class GroupCommitDelivery {
 	/** The failure of a record's preparation, without the listener adapter's wrapper. */
 	private static Throwable unwrap(Throwable ex) {
 		return (ex instanceof ListenerExecutionFailedException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+	/**
+	 * The member whose run failed the group's last run of its work. The executor may run the work again after a
+	 * transient failure, and that run may fail before the work (its claims): the failure is a member's only if it is,
+	 * or was caused by, what that member threw.
+	 */
+	private static final class MemberFailure {
+
+		private int position = -1;
+
+		private @Nullable Throwable failure;
+
+		void clear() {
+			this.position = -1;
+			this.failure = null;
+		}
+
+		<T extends Throwable> T of(int position, T failure) {
+			this.position = position;
+			this.failure = failure;
+			return failure;
+		}
+
+		/** The position of the member whose run failed the group with {@code failure}, or -1 if none did. */
+		int positionOf(Throwable failure) {
+			for (Throwable t = failure; t != null; t = (t.getCause() != t) ? t.getCause() : null) {
+				if (t == this.failure) {
+					return this.position;
+				}
+			}
+			return -1;
+		}
+
 	}
 
 	/** Prepares the member of one record. */
