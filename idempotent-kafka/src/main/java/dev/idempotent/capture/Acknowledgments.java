@@ -9,9 +9,11 @@ import java.util.concurrent.TimeoutException;
 
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.key.KeyMasker;
+import dev.idempotent.output.OutputDeliveryException;
+import dev.idempotent.output.OutputRejectedException;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;

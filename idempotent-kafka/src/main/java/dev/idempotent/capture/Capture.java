@@ -13,7 +13,9 @@ import java.util.concurrent.Future;
 
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.fastpath.DatabaseOnlyKeys;
+import dev.idempotent.output.OutputDeliveryException;
 import dev.idempotent.output.OutputHeader;
+import dev.idempotent.output.OutputRejectedException;
 import dev.idempotent.output.StoredOutput;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;

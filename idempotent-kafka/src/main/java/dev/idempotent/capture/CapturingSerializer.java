@@ -2,6 +2,7 @@ package dev.idempotent.capture;
 
 import java.util.Map;
 
+import dev.idempotent.output.OutputRejectedException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Serializer;
 import org.jspecify.annotations.Nullable;

@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.concurrent.Future;
 
 import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.output.OutputDeliveryException;
 import dev.idempotent.output.OutputHeader;
+import dev.idempotent.output.OutputRejectedException;
 import dev.idempotent.output.StoredOutput;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;

@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.output.OutputHeader;
+import dev.idempotent.output.OutputRejectedException;
 import dev.idempotent.output.StoredOutput;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;

@@ -10,6 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.metrics.OutputMeters;
+import dev.idempotent.output.OutputDeliveryException;
+import dev.idempotent.output.OutputSettings;
 import dev.idempotent.output.OutputStore;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;

@@ -7,6 +7,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.metrics.OutputMeters;
+import dev.idempotent.output.OutputDeliveryException;
+import dev.idempotent.output.OutputSettings;
 import dev.idempotent.output.OutputStore;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.Producer;

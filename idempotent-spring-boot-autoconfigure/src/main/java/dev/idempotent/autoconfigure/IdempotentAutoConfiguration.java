@@ -9,7 +9,7 @@ import javax.sql.DataSource;
 
 import dev.idempotent.actuate.IdempotencyHealthCheck;
 import dev.idempotent.capture.ClaimOutputs;
-import dev.idempotent.capture.OutputRejectedException;
+import dev.idempotent.output.OutputRejectedException;
 import dev.idempotent.capture.Replies;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.ConflictLog;

@@ -6,8 +6,8 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import dev.idempotent.capture.ClaimOutputs;
-import dev.idempotent.capture.OutputMeters;
-import dev.idempotent.capture.OutputSettings;
+import dev.idempotent.metrics.OutputMeters;
+import dev.idempotent.output.OutputSettings;
 import dev.idempotent.capture.ProducerCaptureInstaller;
 import dev.idempotent.capture.Replies;
 import dev.idempotent.jdbc.SqlDialect;

@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import ch.qos.logback.classic.Level;
 import dev.idempotent.capture.ClaimOutputs;
-import dev.idempotent.capture.OutputMeters;
-import dev.idempotent.capture.OutputRejectedException;
+import dev.idempotent.metrics.OutputMeters;
+import dev.idempotent.output.OutputRejectedException;
 import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.claim.IdempotencyContext;
 import dev.idempotent.jdbc.TableName;

@@ -8,7 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 
-import dev.idempotent.capture.OutputMeters;
+import dev.idempotent.metrics.OutputMeters;
 import dev.idempotent.fastpath.redis.RedisProcess;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.metrics.MicrometerClaimListener;

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import ch.qos.logback.classic.Level;
-import dev.idempotent.capture.OutputMeters;
+import dev.idempotent.metrics.OutputMeters;
 import dev.idempotent.claim.ClaimMode;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;

@@ -1,6 +1,6 @@
 package dev.idempotent.kafka.error;
 
-import dev.idempotent.capture.OutputRejectedException;
+import dev.idempotent.output.OutputRejectedException;
 import dev.idempotent.kafka.NullPayloadException;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.retention.LateRecordException;

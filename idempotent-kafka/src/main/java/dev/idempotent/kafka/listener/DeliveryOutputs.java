@@ -162,8 +162,8 @@ public final class DeliveryOutputs implements AutoCloseable {
 
 	/**
 	 * Store what the last call sent, in the transaction active now.
-	 * @throws dev.idempotent.capture.OutputRejectedException if an output was rejected (caught by the method or not)
-	 * @throws dev.idempotent.capture.OutputDeliveryException if an output was not sent for a cause that may pass
+	 * @throws dev.idempotent.output.OutputRejectedException if an output was rejected (caught by the method or not)
+	 * @throws dev.idempotent.output.OutputDeliveryException if an output was not sent for a cause that may pass
 	 */
 	void store() {
 		if (this.capture != null) {
@@ -178,8 +178,8 @@ public final class DeliveryOutputs implements AutoCloseable {
 	 * @param outcome what became of it
 	 * @param replies whether the listener replies (a hit's stored reply is returned, not sent)
 	 * @return the hit's stored reply, or {@code null}
-	 * @throws dev.idempotent.capture.OutputDeliveryException if an output was not acknowledged in time
-	 * @throws dev.idempotent.capture.OutputRejectedException if an output failed for good
+	 * @throws dev.idempotent.output.OutputDeliveryException if an output was not acknowledged in time
+	 * @throws dev.idempotent.output.OutputRejectedException if an output failed for good
 	 */
 	public @Nullable StoredOutput settle(ClaimRequest claim, ClaimOutcome<?> outcome, boolean replies) {
 		if (!captures()) {

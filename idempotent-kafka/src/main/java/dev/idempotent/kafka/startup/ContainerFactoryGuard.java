@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
-import dev.idempotent.capture.OutputRejectedException;
+import dev.idempotent.output.OutputRejectedException;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.kafka.error.DeadLetterHeaders;
 import dev.idempotent.kafka.error.ErrorHandlerClassifier;

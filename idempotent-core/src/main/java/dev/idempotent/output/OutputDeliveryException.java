@@ -1,4 +1,4 @@
-package dev.idempotent.capture;
+package dev.idempotent.output;
 
 /**
  * Thrown after a claim committed when a record its listener sent was not acknowledged by the broker in time, or

@@ -1,4 +1,4 @@
-package dev.idempotent.capture;
+package dev.idempotent.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -36,11 +36,21 @@ public final class OutputMeters {
 		this.registry = registry;
 	}
 
-	void stored(String scope, int count) {
+	/**
+	 * Count outputs stored with a claim that committed.
+	 * @param scope the claim's scope
+	 * @param count how many
+	 */
+	public void stored(String scope, int count) {
 		increment(STORED, "Outputs stored with committed claims", scope, count);
 	}
 
-	void replayed(String scope, int count) {
+	/**
+	 * Count outputs a hit sent again.
+	 * @param scope the claim's scope
+	 * @param count how many
+	 */
+	public void replayed(String scope, int count) {
 		increment(REPLAYED, "Stored outputs sent again on idempotent hits", scope, count);
 	}
 

@@ -1,4 +1,4 @@
-package dev.idempotent.capture;
+package dev.idempotent.output;
 
 import java.time.Duration;
 
@@ -48,7 +48,7 @@ public record OutputSettings(boolean enabled, int maxBytes, int maxCount, Durati
 	 * as large as its key and value may be.
 	 * @return the count, 1 or more
 	 */
-	int outputsPerRead() {
+	public int outputsPerRead() {
 		return (int) Math.max(1, Math.min(Integer.MAX_VALUE, this.replayBuffer / (2L * this.maxBytes)));
 	}
 

@@ -1,4 +1,4 @@
-package dev.idempotent.capture;
+package dev.idempotent.output;
 
 /**
  * Thrown when an output of a claim cannot be stored or delivered, and trying again cannot help: larger than
