@@ -74,6 +74,11 @@ public final class TransientAwareBackOff implements BackOff, RetryListener {
 		this.current.remove();
 	}
 
+	/** Learn the failure a handler is about to handle, before it asks for an interval. */
+	void failing(Exception ex) {
+		this.current.set(ex);
+	}
+
 	/**
 	 * Put a back-off before other retry listeners, once.
 	 * @param backOff the back-off that must learn each failure first

@@ -1,7 +1,11 @@
 package dev.idempotent.kafka.error;
 
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.listener.RetryListener;
 
 /**
@@ -28,6 +32,27 @@ public class TransientAwareErrorHandler extends DefaultErrorHandler {
 		this.backOff = backOff;
 		setRetryListeners();
 		setResetStateOnExceptionChange(false);
+	}
+
+	/**
+	 * Handle a batch listener's failure; the back-off learns it first, so that the first interval of a whole batch's
+	 * retries (which spring-kafka asks for before it tells the retry listeners) follows it, not a failure an earlier
+	 * delivery left on the thread.
+	 */
+	@Override
+	public void handleBatch(Exception thrownException, ConsumerRecords<?, ?> data, Consumer<?, ?> consumer,
+			MessageListenerContainer container, Runnable invokeListener) {
+		this.backOff.failing(thrownException);
+		super.handleBatch(thrownException, data, consumer, container, invokeListener);
+	}
+
+	/** Like {@link #handleBatch}: the back-off learns the failure first. */
+	@Override
+	public <K, V> ConsumerRecords<K, V> handleBatchAndReturnRemaining(Exception thrownException,
+			ConsumerRecords<?, ?> data, Consumer<?, ?> consumer, MessageListenerContainer container,
+			Runnable invokeListener) {
+		this.backOff.failing(thrownException);
+		return super.handleBatchAndReturnRemaining(thrownException, data, consumer, container, invokeListener);
 	}
 
 	/**

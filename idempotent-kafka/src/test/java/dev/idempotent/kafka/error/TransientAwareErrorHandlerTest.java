@@ -1,16 +1,23 @@
 package dev.idempotent.kafka.error;
 
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.listener.RetryListener;
 import org.springframework.util.backoff.FixedBackOff;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.mockito.Mockito.mock;
 
 /**
@@ -33,6 +40,33 @@ class TransientAwareErrorHandlerTest {
 		assertThat(attemptsUntilRecovered(handler)).isEqualTo(3);
 		assertThat(this.recovered).hasValue(1);
 		assertThat(this.seenByTheApplication).as("the application's listener is called too").hasValue(3);
+	}
+
+	/**
+	 * A whole batch that fails while the database is down is retried, even with no retries for failures of records
+	 * and after an earlier record of the thread failed for good: spring-kafka asks the back-off for the first interval
+	 * of a batch's retries before it tells the retry listeners of the failure.
+	 */
+	@Test
+	void aWholeBatchFailingWhileTheDatabaseIsDownIsRetriedNotRecovered() {
+		TransientAwareBackOff backOff = new TransientAwareBackOff(new FixedBackOff(0, 0),
+				new FixedBackOff(0, FixedBackOff.UNLIMITED_ATTEMPTS));
+		TransientAwareErrorHandler handler = new TransientAwareErrorHandler(
+				(record, ex) -> this.recovered.incrementAndGet(), backOff);
+		ConsumerRecord<String, String> record = new ConsumerRecord<>("orders", 0, 7, "k", "v");
+		backOff.failedDelivery(record, new IllegalStateException("broken"), 1); // an earlier record's own failure
+		ConsumerRecords<String, String> batch = new ConsumerRecords<>(
+				Map.of(new TopicPartition("orders", 0), List.of(record)));
+		@SuppressWarnings("unchecked")
+		Consumer<String, String> consumer = mock(Consumer.class);
+		MessageListenerContainer container = mock(MessageListenerContainer.class); // stops during the retries
+
+		assertThatExceptionOfType(KafkaException.class).isThrownBy(() -> handler.handleBatch(
+				new IllegalStateException("wrapped", new TransientDataAccessResourceException("down")), batch, consumer,
+				container, () -> {
+				}))
+			.withMessageContaining("stopped during retries");
+		assertThat(this.recovered).as("not dead-lettered").hasValue(0);
 	}
 
 	/** Deliver one failing record to the handler until it is recovered, at most 20 times. */
