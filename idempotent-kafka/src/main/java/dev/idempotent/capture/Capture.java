@@ -2,6 +2,7 @@ package dev.idempotent.capture;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -177,7 +178,7 @@ public final class Capture implements AutoCloseable {
 		}
 		String keyHeader = this.owner.settings().keyHeader();
 		Header present = headers.lastHeader(keyHeader);
-		boolean placeholder = present != null && slot.placeholder() != null && present.value() == slot.placeholder();
+		boolean placeholder = present != null && Arrays.equals(present.value(), slot.placeholder());
 		if (present != null && !placeholder) {
 			return; // the record's own key
 		}
@@ -264,6 +265,29 @@ public final class Capture implements AutoCloseable {
 				headers));
 		this.acks.add(ack);
 		this.producers.add(producer);
+	}
+
+	/**
+	 * Called by the producer once a send under this capture returned or threw: the record object the method sent no
+	 * longer holds the placeholder key. It gets the key the record was sent with (a producer interceptor sent a copy of
+	 * it, whose headers got the key), or none if it was not serialized (the producer refused it first), so that sending
+	 * the same object again keys it anew.
+	 */
+	void afterSend(ProducerRecord<?, ?> record, SerializedSlot slot) {
+		String keyHeader = this.owner.settings().keyHeader();
+		Header present = record.headers().lastHeader(keyHeader);
+		if (present == null || slot.placeholder() == null || !Arrays.equals(present.value(), slot.placeholder())) {
+			return;
+		}
+		try {
+			record.headers().remove(keyHeader);
+			if (slot.batchKey() != null) {
+				record.headers().add(keyHeader, slot.batchKey());
+			}
+		}
+		catch (IllegalStateException readOnly) {
+			// sent with the placeholder by a producer whose serializers are not the starter's
+		}
 	}
 
 	/**

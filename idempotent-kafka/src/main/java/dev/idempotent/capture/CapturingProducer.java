@@ -93,6 +93,7 @@ final class CapturingProducer<K, V> implements InvocationHandler {
 			throw capture.rejected(ex); // over idempotent.outputs.max-bytes: caught or not, the claim rolls back
 		}
 		finally {
+			capture.afterSend(record, slot);
 			slot.close();
 		}
 	}
