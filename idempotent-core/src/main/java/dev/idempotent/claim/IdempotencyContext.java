@@ -50,7 +50,7 @@ public final class IdempotencyContext {
 	 * @param <T> the work's result type
 	 * @return what the work returned
 	 * @throws Throwable whatever the work threw
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public static <T extends @Nullable Object> T runBound(ClaimRequest request, ClaimedWork<T> work) throws Throwable {
 		ClaimRequest previous = current.get();

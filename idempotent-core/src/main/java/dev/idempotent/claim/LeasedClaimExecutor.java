@@ -116,7 +116,7 @@ public class LeasedClaimExecutor {
 	 * @param <T> the work's result type
 	 * @return as {@link #execute(ClaimRequest, Duration, ClaimedWork)}
 	 * @throws Throwable as {@link #execute(ClaimRequest, Duration, ClaimedWork)}, or what {@code completion} threw
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public <T extends @Nullable Object> ClaimOutcome<T> execute(ClaimRequest request, Duration lease,
 			ClaimedWork<T> work, Runnable completion) throws Throwable {

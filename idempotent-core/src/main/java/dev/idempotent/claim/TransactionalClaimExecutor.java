@@ -156,7 +156,7 @@ public class TransactionalClaimExecutor {
 	 * goes to the database claim as always (see {@link FastPathClaims#prefetch}). Does nothing without a fast path.
 	 * @param requests the claim requests, never {@code null}; keys that will not be claimed cost only their part of
 	 * the lookup
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public void prefetch(List<ClaimRequest> requests) {
 		if (this.fastPath.enabled()) {
@@ -167,7 +167,7 @@ public class TransactionalClaimExecutor {
 	/**
 	 * Whether claims consult a fast path before their transaction.
 	 * @return {@code false} with {@link FastPathClaims#NONE}
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public boolean hasFastPath() {
 		return this.fastPath.enabled();

@@ -20,7 +20,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * removes the row, the next start draws a new name: the keys learnt under the old one are not found again (the
  * database answers), never mistaken. Stateless.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class DatabaseIdentity {
 

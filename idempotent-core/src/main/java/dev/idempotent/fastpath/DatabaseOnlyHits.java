@@ -12,7 +12,7 @@ import java.util.Set;
  * <p>Called after the transaction committed, on the thread that committed, once per scope and transaction, before
  * its hits are remembered. Implementations must be thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface DatabaseOnlyHits {

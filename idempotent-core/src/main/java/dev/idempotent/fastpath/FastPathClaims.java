@@ -96,7 +96,7 @@ public final class FastPathClaims {
 	 * @param pauseAfterError how long not to ask the fast path after an error, zero or more
 	 * @param databaseOnlyHits selects the hits that must not be remembered (keys with stored outputs)
 	 * @throws IllegalArgumentException if {@code pauseAfterError} is negative
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public FastPathClaims(FastPath fastPath, FastPathListener listener, Duration pauseAfterError,
 			DatabaseOnlyHits databaseOnlyHits) {
@@ -164,7 +164,7 @@ public final class FastPathClaims {
 	 * costs its part of the lookup and nothing else, so a caller may include keys it is unsure of. Does nothing
 	 * without a fast path.
 	 * @param requests the claim requests, never {@code null}
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public void prefetch(List<ClaimRequest> requests) {
 		this.prefetched.remove();

@@ -72,7 +72,7 @@ public final class SchemaInitializer {
 	 * @param outputs the output table to create
 	 * @param dialect the database's dialect
 	 * @return the initializer, never {@code null}
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public static SchemaInitializer outputs(DataSource dataSource, TableName outputs, SqlDialect dialect) {
 		return new SchemaInitializer(dataSource, outputs, dialect, dialect.outputSchemaLocation(),

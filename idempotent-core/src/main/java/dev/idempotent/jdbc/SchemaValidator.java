@@ -113,7 +113,7 @@ public final class SchemaValidator {
 	 * byte like the idempotency table's.
 	 * @param outputs the output table
 	 * @return a new validator, never {@code null}
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public SchemaValidator withOutputs(TableName outputs) {
 		return new SchemaValidator(this.dataSource, this.table, this.dialect, this.maxKeyLength, this.fingerprints,

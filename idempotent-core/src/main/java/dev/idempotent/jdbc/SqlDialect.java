@@ -256,7 +256,7 @@ public enum SqlDialect {
 	 * Return the classpath location of this dialect's DDL for the table of stored outputs, also shipped as
 	 * {@code sql/schema-<id>-output.sql}.
 	 * @return e.g. {@code "dev/idempotent/jdbc/schema/schema-mariadb-output.sql"}
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public String outputSchemaLocation() {
 		return "dev/idempotent/jdbc/schema/schema-" + this.id + "-output.sql";

@@ -24,14 +24,14 @@ public record TableName(String value) {
 
 	/**
 	 * What the default name of an output table adds to its claim table's name.
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public static final String OUTPUT_SUFFIX = "_output";
 
 	/**
 	 * The default name of the output table, as in the shipped output DDL: the table's name plus
 	 * {@value #OUTPUT_SUFFIX}.
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public static final String DEFAULT_OUTPUT = DEFAULT + OUTPUT_SUFFIX;
 
@@ -72,7 +72,7 @@ public record TableName(String value) {
 	 * {@value #OUTPUT_SUFFIX}.
 	 * @return the output table's name
 	 * @throws IllegalArgumentException if the name becomes longer than an identifier may be
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public TableName outputs() {
 		return new TableName(this.value + OUTPUT_SUFFIX);

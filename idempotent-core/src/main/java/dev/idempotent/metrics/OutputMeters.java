@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * Thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class OutputMeters {
 

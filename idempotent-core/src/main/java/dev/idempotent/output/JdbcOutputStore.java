@@ -36,7 +36,7 @@ import org.springframework.jdbc.core.RowCallbackHandler;
  * on the business {@link DataSource}, so they join the transaction bound to it (the claim's). Times are UTC on the
  * given clock. Thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class JdbcOutputStore implements OutputStore {
 

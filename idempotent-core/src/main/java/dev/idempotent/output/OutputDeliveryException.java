@@ -6,7 +6,7 @@ package dev.idempotent.output;
  * is an idempotent hit, and the hit sends the stored outputs again. After the retries the record goes to the
  * dead-letter topic; its claim stays SUCCEEDED (its effect happened).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public class OutputDeliveryException extends RuntimeException {
 

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param name the header's name, never {@code null}
  * @param value the header's value, {@code null} if it had none; not copied, do not change it
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record OutputHeader(String name, byte @Nullable [] value) {
 

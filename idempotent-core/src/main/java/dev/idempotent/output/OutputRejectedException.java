@@ -7,7 +7,7 @@ package dev.idempotent.output;
  * message as the reason. Thrown while the method runs, it rolls the claim back; thrown after the claim committed (an
  * acknowledgment that failed for good), the claim stays SUCCEEDED.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public class OutputRejectedException extends RuntimeException {
 

@@ -12,7 +12,7 @@ import java.time.Duration;
  * @param keyHeader the idempotency key header given to outputs that have none
  * @param replayBuffer the most bytes of stored outputs a replay reads at once (a claim's outputs larger than that are
  * read and sent a part at a time)
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record OutputSettings(boolean enabled, int maxBytes, int maxCount, Duration ackTimeout, String keyHeader,
 		long replayBuffer) {

@@ -15,7 +15,7 @@ import dev.idempotent.claim.ClaimRequest;
  * of the same key can send it again. Outputs are removed together with their claim (by retention).
  * <p>Implementations are thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public interface OutputStore {
 
@@ -48,7 +48,7 @@ public interface OutputStore {
 	 * @param maxCount the most outputs to load, positive
 	 * @return the outputs, empty if there are none from {@code fromSequence} on
 	 * @throws org.springframework.dao.DataAccessException if the database fails
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	default List<StoredOutput> load(String scope, String key, int fromSequence, int maxCount) {
 		List<StoredOutput> all = load(scope, key);
@@ -64,7 +64,7 @@ public interface OutputStore {
 	 * @param keys the claims' idempotency keys, never {@code null}
 	 * @return per key with stored outputs, their size in bytes; never {@code null}
 	 * @throws org.springframework.dao.DataAccessException if the database fails
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	default Map<String, Long> sizes(String scope, Collection<String> keys) {
 		Map<String, Long> sizes = new HashMap<>();

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param key the serialized key, {@code null} for none; not copied, do not change it
  * @param value the serialized value, {@code null} for a tombstone; not copied, do not change it
  * @param headers the headers in their order, never {@code null}
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record StoredOutput(String topic, @Nullable Integer partition, byte @Nullable [] key, byte @Nullable [] value,
 		List<OutputHeader> headers) {

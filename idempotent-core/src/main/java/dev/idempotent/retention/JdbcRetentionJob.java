@@ -125,7 +125,7 @@ public final class JdbcRetentionJob {
 	 * deleted, not archived, in both modes).
 	 * @param outputs the output table
 	 * @return a new job, never {@code null}
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public JdbcRetentionJob withOutputs(TableName outputs) {
 		return new JdbcRetentionJob(this, this.statements.withOutputs(outputs));

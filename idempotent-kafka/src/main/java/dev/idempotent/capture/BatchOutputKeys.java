@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * batch, and the records sent one at a time after it, count from the start of the delivery again; a record retried in
  * its own transaction counts from where it started. Used by one consumer thread; not thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class BatchOutputKeys {
 

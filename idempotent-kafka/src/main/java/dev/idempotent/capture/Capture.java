@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * a hit carries the same key as the first send.
  * <p>Used by one thread. Not thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class Capture implements AutoCloseable {
 

@@ -35,7 +35,7 @@ import org.springframework.util.function.SingletonSupplier;
  * group commit of record listeners): {@link #begin} a {@link Capture} per claim before its work, and on an idempotent
  * hit {@link #replay} what the first processing stored. Thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class ClaimOutputs {
 
@@ -79,7 +79,7 @@ public final class ClaimOutputs {
 	 * @param factories the capturing producer factory bean of a name ({@link ProducerCaptureInstaller#named}), or
 	 * {@code null}
 	 * @param meters counts stored and replayed outputs
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public ClaimOutputs(OutputStore store, OutputSettings settings,
 			Supplier<ProducerFactory<Object, Object>> producerFactory,
@@ -114,7 +114,7 @@ public final class ClaimOutputs {
 	 * @param keys the keys of the delivery's outputs
 	 * @param records how many records the call processes
 	 * @return the capture; close it in a {@code finally}
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public Capture begin(ClaimRequest claim, boolean capture, String listener, BatchOutputKeys keys, int records) {
 		return new Capture(claim, this, captures(capture), listener, keys, records).bind();
@@ -175,7 +175,7 @@ public final class ClaimOutputs {
 	 * @throws OutputDeliveryException if an output was not acknowledged in time (retry the record)
 	 * @throws OutputRejectedException if an output failed for good
 	 * @throws org.springframework.dao.DataAccessException if the outputs cannot be read
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public int replay(ClaimRequest claim, LoadedOutputs loaded) {
 		return send(claim, loaded.of(claim), false).count();
@@ -188,7 +188,7 @@ public final class ClaimOutputs {
 	 * Reads nothing yet.
 	 * @param claims the hits, in the order they will be replayed, never {@code null}
 	 * @return the reader; {@link LoadedOutputs#NONE} for no claims
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public LoadedOutputs load(List<ClaimRequest> claims) {
 		return claims.isEmpty() ? LoadedOutputs.NONE
@@ -284,7 +284,7 @@ public final class ClaimOutputs {
 	 * @param keys the claims' idempotency keys, never {@code null}
 	 * @return those of {@code keys} with stored outputs, never {@code null}
 	 * @throws org.springframework.dao.DataAccessException if the database fails
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public Set<String> keysWithOutputs(String scope, Collection<String> keys) {
 		return this.settings.enabled() ? this.store.keysWithOutputs(scope, keys) : Set.of();

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * memory; a hit whose outputs alone take more is left out, and its replay reads them a part at a time. A failure to
  * read fails the replay of the hit that needed them. Used by one consumer thread; not thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class LoadedOutputs {
 

@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * of its own).
  * <p>Thread-confined: one per consumer thread.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class PendingReply {
 

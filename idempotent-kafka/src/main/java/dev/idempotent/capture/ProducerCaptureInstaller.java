@@ -23,7 +23,7 @@ import org.springframework.util.ClassUtils;
  * lookup. Serializers configured by class name are instantiated here, as the producer would have done.
  * <p>Thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class ProducerCaptureInstaller implements BeanPostProcessor {
 
@@ -74,7 +74,7 @@ public final class ProducerCaptureInstaller implements BeanPostProcessor {
 	 * Return the producer factory bean of a name, if it captures outputs.
 	 * @param beanName the name of the bean
 	 * @return the factory, or {@code null} if no factory bean of that name captures
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public @Nullable ProducerFactory<?, ?> named(String beanName) {
 		return this.factories.get(beanName);

@@ -35,7 +35,7 @@ import org.springframework.messaging.support.MessageBuilder;
  * idempotency key header, derived from the claim, so that every reply to a request of the key carries the same key.
  * <p>Thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class Replies {
 

@@ -4,7 +4,7 @@ package dev.idempotent.kafka;
  * Whether an {@link IdempotentListener} single-record listener commits the records of a poll in one transaction
  * ({@link IdempotentListener#groupCommit()}).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public enum GroupCommit {
 

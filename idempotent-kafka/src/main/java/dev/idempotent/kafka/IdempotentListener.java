@@ -89,7 +89,7 @@ public @interface IdempotentListener {
 	 * listener it cannot serve (a batch listener, LEASED mode, an {@code Acknowledgment} parameter, a listener error
 	 * handler, manual acknowledgment, a Kafka transaction) stops the application at startup.
 	 * @return the group commit choice of this listener
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	GroupCommit groupCommit() default GroupCommit.DEFAULT;
 
@@ -100,7 +100,7 @@ public @interface IdempotentListener {
 	 * {@code idempotent.outputs.enabled=false}. {@code false}: a hit sends nothing and an output lost in a crash after
 	 * the commit is lost; the first send logs one WARN. In LEASED mode the outputs are stored by the completion step.
 	 * @return whether outputs are captured
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	boolean outputs() default true;
 

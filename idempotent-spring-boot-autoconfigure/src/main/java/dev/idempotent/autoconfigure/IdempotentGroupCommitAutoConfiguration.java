@@ -23,7 +23,7 @@ import org.springframework.util.function.SingletonSupplier;
  * It is created early (spring-kafka looks its enhancers up before the listener beans), so its settings are bound from
  * the environment and the beans it needs are looked up when the first container is created.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @AutoConfiguration(after = IdempotentAutoConfiguration.class)
 @ConditionalOnBean(SqlDialect.class)

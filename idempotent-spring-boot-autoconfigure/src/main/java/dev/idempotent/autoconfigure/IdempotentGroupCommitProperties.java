@@ -10,7 +10,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * Listeners choose with {@code @IdempotentListener(groupCommit = ...)}; these properties give the default and the
  * group bounds.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @ConfigurationProperties("idempotent.group-commit")
 public class IdempotentGroupCommitProperties {

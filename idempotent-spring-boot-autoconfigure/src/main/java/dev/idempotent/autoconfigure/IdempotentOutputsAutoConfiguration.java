@@ -38,7 +38,7 @@ import org.springframework.kafka.core.ProducerFactory;
  * listener that sends. The output table is created and checked with the idempotency table (see
  * {@link IdempotentAutoConfiguration}).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @AutoConfiguration(after = IdempotentAutoConfiguration.class)
 @ConditionalOnClass({ KafkaTemplate.class, JdbcTemplate.class })

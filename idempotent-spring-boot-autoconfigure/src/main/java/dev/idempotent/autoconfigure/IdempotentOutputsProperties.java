@@ -13,7 +13,7 @@ import org.springframework.util.unit.DataSize;
  * Spring's {@code KafkaTemplate} (and its {@code @SendTo} replies) is stored with its claim, awaited before the offset
  * commit and sent again when a redelivery is an idempotent hit.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @ConfigurationProperties("idempotent.outputs")
 public class IdempotentOutputsProperties {

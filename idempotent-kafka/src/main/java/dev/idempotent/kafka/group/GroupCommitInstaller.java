@@ -68,7 +68,7 @@ import org.springframework.util.StringUtils;
  * with {@link GroupCommit#DEFAULT} the listener runs record by record and the reason is logged at INFO.
  * <p>Thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class GroupCommitInstaller implements AnnotationEnhancer, SmartInitializingSingleton, BeanFactoryAware {
 

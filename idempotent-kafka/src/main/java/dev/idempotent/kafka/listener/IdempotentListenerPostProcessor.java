@@ -78,7 +78,7 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
 	 * @param lateRecords supplies the guard of late records at the first delivery
 	 * @param outputs supplies the outputs of claims at the first delivery, {@code null} when outputs are not captured
 	 * (no Kafka producer)
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public IdempotentListenerPostProcessor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
 			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener,
@@ -97,7 +97,7 @@ public final class IdempotentListenerPostProcessor extends AbstractBeanFactoryAw
 	 * (no Kafka producer)
 	 * @param replies supplies, at the first delivery, how {@code @SendTo} listeners have their replies stored with
 	 * their claims, {@code null} when none are
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public IdempotentListenerPostProcessor(Supplier<ListenerMethods> methods, Supplier<TransactionalClaimExecutor> executor,
 			Supplier<LeasedClaimExecutor> leasedExecutor, Supplier<ClaimListener> claimListener,

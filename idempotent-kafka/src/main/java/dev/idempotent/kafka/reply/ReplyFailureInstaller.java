@@ -28,7 +28,7 @@ import org.springframework.util.StringUtils;
  * its own keeps it; its failed replies are logged at ERROR only (and go to the next redelivery or retry of the
  * request), which is logged at startup at WARN. Thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class ReplyFailureInstaller implements AnnotationEnhancer {
 

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Installed by {@link PolledRecordsInstaller} through {@code interceptor.classes}; Kafka creates one instance per
  * consumer with its public no-argument constructor. Thread-safe (the binding is per thread).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class PolledRecords implements ConsumerInterceptor<Object, Object> {
 

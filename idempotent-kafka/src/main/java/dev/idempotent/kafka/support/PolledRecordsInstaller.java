@@ -18,7 +18,7 @@ import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
  * {@code interceptor.classes}, gets none: its records are then looked up one by one (slower, equally correct).
  * Thread-safe.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class PolledRecordsInstaller implements BeanPostProcessor {
 
