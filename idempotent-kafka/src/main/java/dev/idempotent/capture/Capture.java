@@ -177,9 +177,7 @@ public final class Capture implements AutoCloseable {
 			return;
 		}
 		String keyHeader = this.owner.settings().keyHeader();
-		Header present = headers.lastHeader(keyHeader);
-		boolean placeholder = present != null && Arrays.equals(present.value(), slot.placeholder());
-		if (present != null && !placeholder) {
+		if (headers.lastHeader(keyHeader) != null && !holdsPlaceholder(headers, slot)) {
 			return; // the record's own key
 		}
 		try {
@@ -191,6 +189,12 @@ public final class Capture implements AutoCloseable {
 		byte[] batchKey = this.batchKeys.next(topic, key, value);
 		slot.batchKey(batchKey);
 		addKey(headers, batchKey);
+	}
+
+	/** Whether the key header of a record is the placeholder its send got in {@link #beforeSend}. */
+	private boolean holdsPlaceholder(Headers headers, SerializedSlot slot) {
+		Header present = headers.lastHeader(this.owner.settings().keyHeader());
+		return present != null && slot.placeholder() != null && Arrays.equals(present.value(), slot.placeholder());
 	}
 
 	/** Add the key header to a record that has none; {@code false} if it has one or its headers are read-only. */
@@ -274,11 +278,10 @@ public final class Capture implements AutoCloseable {
 	 * the same object again keys it anew.
 	 */
 	void afterSend(ProducerRecord<?, ?> record, SerializedSlot slot) {
-		String keyHeader = this.owner.settings().keyHeader();
-		Header present = record.headers().lastHeader(keyHeader);
-		if (present == null || slot.placeholder() == null || !Arrays.equals(present.value(), slot.placeholder())) {
+		if (!holdsPlaceholder(record.headers(), slot)) {
 			return;
 		}
+		String keyHeader = this.owner.settings().keyHeader();
 		try {
 			record.headers().remove(keyHeader);
 			if (slot.batchKey() != null) {

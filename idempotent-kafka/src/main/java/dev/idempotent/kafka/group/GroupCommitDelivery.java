@@ -103,10 +103,11 @@ final class GroupCommitDelivery {
 		if (group.isEmpty()) {
 			return;
 		}
+		List<ClaimRequest> claims = group.stream().map(GroupMember::request).toList();
 		MemberFailure memberFailure = new MemberFailure();
 		BatchOutcome<@Nullable Object> outcome;
 		try {
-			outcome = this.executor.executeBatchInOwnTransaction(group.stream().map(GroupMember::request).toList(),
+			outcome = this.executor.executeBatchInOwnTransaction(claims,
 					(claimed) -> {
 						memberFailure.clear(); // the executor may run the work again after a transient failure
 						for (int position : claimed) {
@@ -132,7 +133,7 @@ final class GroupCommitDelivery {
 		}
 		// after the commit, in the order of the records: a repeat of a key within the group is a delivery of its own,
 		// which sends the stored outputs again
-		DeliveryOutputs.settle(group.stream().map(GroupMember::request).toList(), outcome,
+		DeliveryOutputs.settle(claims, outcome,
 				(position) -> group.get(position).outputs(), true, (position, ex) -> {
 					group.subList(0, position).forEach((done) -> FailedDeliveries.succeeded(done.record()));
 					return undelivered(group.get(position), ex);

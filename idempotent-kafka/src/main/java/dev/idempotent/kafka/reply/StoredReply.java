@@ -26,6 +26,13 @@ public final class StoredReply {
 
 	private @Nullable StoredOutput stored;
 
+	/**
+	 * Create the reply of one delivery.
+	 * @param reply the listener's reply, or {@code null} when it does not reply or its replies are not stored
+	 * @param outputs the delivery's outputs, whose capture records the reply
+	 * @param claim the record's claim
+	 * @param record the request being delivered
+	 */
 	public StoredReply(@Nullable ListenerReply reply, DeliveryOutputs outputs, ClaimRequest claim,
 			ConsumerRecord<?, ?> record) {
 		this.reply = reply;

@@ -23,14 +23,23 @@ public final class CurrentRecord {
 	private CurrentRecord() {
 	}
 
+	/**
+	 * Bind the record about to be delivered to this thread, replacing any bound before.
+	 * @param record the record, never {@code null}
+	 */
 	public static void bind(ConsumerRecord<?, ?> record) {
 		current.set(record);
 	}
 
+	/** Unbind the record bound to this thread, if any. */
 	public static void clear() {
 		current.remove();
 	}
 
+	/**
+	 * The record being delivered on this thread.
+	 * @return the record, or {@code null} when none is bound (outside a delivery, or a batch delivery)
+	 */
 	public static @Nullable ConsumerRecord<?, ?> get() {
 		return current.get();
 	}

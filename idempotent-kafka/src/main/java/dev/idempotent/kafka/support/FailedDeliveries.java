@@ -30,11 +30,21 @@ public final class FailedDeliveries {
 	private FailedDeliveries() {
 	}
 
+	/**
+	 * Remember that attempts of a record's work failed on this thread, adding them to those remembered before.
+	 * @param record the record, never {@code null}
+	 * @param request its claim, never {@code null}
+	 * @param attempts how many attempts failed, 0 or more (a released lease counted its own in the row)
+	 */
 	public static void failed(ConsumerRecord<?, ?> record, ClaimRequest request, int attempts) {
 		failures.get().merge(Coordinates.of(record), new Failure(request, attempts),
 				(previous, next) -> new Failure(request, previous.attempts() + attempts));
 	}
 
+	/**
+	 * Forget a record's failures on this thread: it was processed, or was a hit.
+	 * @param record the record, never {@code null}
+	 */
 	public static void succeeded(ConsumerRecord<?, ?> record) {
 		Map<Coordinates, Failure> map = failures.get();
 		if (!map.isEmpty()) {
@@ -42,10 +52,20 @@ public final class FailedDeliveries {
 		}
 	}
 
+	/**
+	 * Read a record's failures on this thread, keeping them.
+	 * @param record the record, never {@code null}
+	 * @return its failures, empty if none are remembered
+	 */
 	public static Optional<Failure> peek(ConsumerRecord<?, ?> record) {
 		return Optional.ofNullable(failures.get().get(Coordinates.of(record)));
 	}
 
+	/**
+	 * Read and forget a record's failures on this thread: the recoverer disposed of the record.
+	 * @param record the record, never {@code null}
+	 * @return its failures, empty if none are remembered
+	 */
 	public static Optional<Failure> take(ConsumerRecord<?, ?> record) {
 		return Optional.ofNullable(failures.get().remove(Coordinates.of(record)));
 	}
