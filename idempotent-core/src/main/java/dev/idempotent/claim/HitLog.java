@@ -46,12 +46,25 @@ public final class HitLog {
 	 * @param hit what the claim found, never {@code null}
 	 */
 	public void log(ClaimRequest request, ClaimResult.Hit hit) {
+		log(request, hit, false);
+	}
+
+	/**
+	 * Log a hit at INFO, as {@link #log(ClaimRequest, ClaimResult.Hit)}; in shadow mode the line ends in
+	 * {@code processed (shadow mode)} instead of {@code skipped}.
+	 * @param request the request that hit, never {@code null}
+	 * @param hit what the claim found, never {@code null}
+	 * @param shadow whether the hit's work runs anyway (shadow mode)
+	 * @since 0.1.0
+	 */
+	public void log(ClaimRequest request, ClaimResult.Hit hit, boolean shadow) {
 		if (logger.isInfoEnabled()) {
-			logger.info("Idempotent hit: scope={} key={} source={} origin={} status={} first_processed_at={}; skipped",
+			logger.info("Idempotent hit: scope={} key={} source={} origin={} status={} first_processed_at={}; {}",
 					request.scope(), this.masker.mask(request.key()),
 					(request.source() != null) ? request.source() : "-", HitOrigin.of(request, hit).tagValue(),
 					(hit.status() != null) ? hit.status() : "unknown",
-					(hit.firstProcessedAt() != null) ? hit.firstProcessedAt() : "unknown");
+					(hit.firstProcessedAt() != null) ? hit.firstProcessedAt() : "unknown",
+					shadow ? "processed (shadow mode)" : "skipped");
 		}
 	}
 

@@ -54,6 +54,8 @@ public class LeasedClaimExecutor {
 
 	private volatile ClaimObserver observer = ClaimObserver.NO_OP;
 
+	private volatile boolean shadow;
+
 	/**
 	 * Create an executor.
 	 * @param store the lease store
@@ -86,6 +88,17 @@ public class LeasedClaimExecutor {
 	 */
 	public void setClaimObserver(ClaimObserver observer) {
 		this.observer = java.util.Objects.requireNonNull(observer, "observer must not be null");
+	}
+
+	/**
+	 * Turn shadow mode on or off (see {@link TransactionalClaimExecutor#setShadow}): a key already done is counted and
+	 * logged as a hit, and the work runs anyway, outside any lease, leaving the done row as it is. A live lease held
+	 * elsewhere is waited for as without shadow mode. Call before the executor is used.
+	 * @param shadow whether hits run the work instead of skipping it; {@code false} by default
+	 * @since 0.1.0
+	 */
+	public void setShadow(boolean shadow) {
+		this.shadow = shadow;
 	}
 
 	/**
@@ -130,7 +143,10 @@ public class LeasedClaimExecutor {
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
 		if (result instanceof LeaseResult.Done done) {
 			this.listener.onHit(request, done.hit(), latency);
-			this.hitLog.log(request, done.hit());
+			this.hitLog.log(request, done.hit(), this.shadow);
+			if (this.shadow) {
+				return new ClaimOutcome.Processed<>(IdempotencyContext.runBound(request, work), false);
+			}
 			return new ClaimOutcome.Skipped<>(done.hit());
 		}
 		if (result instanceof LeaseResult.Held held) {

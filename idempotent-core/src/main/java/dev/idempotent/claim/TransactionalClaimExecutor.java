@@ -33,7 +33,7 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
  * back without an error reaching the work), commit (the claimed row is SUCCEEDED as of that commit); a failure of the
  * work rolls back the claim together with the work's own writes;</li>
  * <li>hit: skip the work, log one INFO line on {@value HitLog#LOGGER_NAME}, count it, end the transaction
- * cleanly.</li>
+ * cleanly; in shadow mode ({@link #setShadow}) log and count it the same way, then run the work as if claimed.</li>
  * </ol>
  * Outcomes are counted (and hits logged) once per record, when the transaction's outcome is known: after it
  * committed, through a {@link org.springframework.transaction.support.TransactionSynchronization} on it (whether
@@ -90,7 +90,10 @@ public class TransactionalClaimExecutor {
 	private volatile ConflictLog conflictLog = ConflictLog.MASKED;
 
 	private volatile ClaimObserver observer = ClaimObserver.NO_OP;
+
 	private volatile FastPathClaims fastPath = FastPathClaims.NONE;
+
+	private volatile boolean shadow;
 
 	/**
 	 * Create an executor.
@@ -150,6 +153,18 @@ public class TransactionalClaimExecutor {
 	}
 
 	/**
+	 * Turn shadow mode on or off, for a rollout: in shadow mode every key is claimed as usual, and a hit is counted
+	 * and logged as usual (its log line ends in {@code processed (shadow mode)}), but the work runs anyway, in the
+	 * same transaction, as it would without the library; the fast path is not asked. The claimed rows are what
+	 * skipping will rely on once shadow mode is off. Call before the executor is used.
+	 * @param shadow whether hits run the work instead of skipping it; {@code false} by default
+	 * @since 0.1.0
+	 */
+	public void setShadow(boolean shadow) {
+		this.shadow = shadow;
+	}
+
+	/**
 	 * Ask the fast path now, in one lookup, about keys this thread will claim one by one afterwards with
 	 * {@link #execute} (the rest of a poll, for a record listener): each of those claims is then answered from this
 	 * lookup instead of a lookup of its own. Correctness does not depend on it: a key the fast path did not know
@@ -159,18 +174,18 @@ public class TransactionalClaimExecutor {
 	 * @since 0.1.0
 	 */
 	public void prefetch(List<ClaimRequest> requests) {
-		if (this.fastPath.enabled()) {
+		if (hasFastPath()) {
 			this.fastPath.prefetch(requests);
 		}
 	}
 
 	/**
 	 * Whether claims consult a fast path before their transaction.
-	 * @return {@code false} with {@link FastPathClaims#NONE}
+	 * @return {@code false} with {@link FastPathClaims#NONE}, and in shadow mode
 	 * @since 0.1.0
 	 */
 	public boolean hasFastPath() {
-		return this.fastPath.enabled();
+		return this.fastPath.enabled() && !this.shadow;
 	}
 
 	/**
@@ -192,7 +207,7 @@ public class TransactionalClaimExecutor {
 	/** Answer from the fast path when it knows the key, else claim in a transaction. */
 	private <T extends @Nullable Object> ClaimOutcome<T> claimFastOrInTransaction(ClaimRequest request,
 			ClaimedWork<T> work) throws Throwable {
-		if (this.fastPath.enabled()) {
+		if (hasFastPath()) {
 			long start = System.nanoTime();
 			ClaimResult.Hit known = this.fastPath.lookUp(request);
 			if (known != null) {
@@ -222,7 +237,7 @@ public class TransactionalClaimExecutor {
 	/** Answer what the fast path knows, claim the rest in one transaction. */
 	private <T extends @Nullable Object> BatchOutcome<T> claimAllFastOrInTransaction(List<ClaimRequest> requests,
 			BatchWork<T> work) throws Throwable {
-		if (!this.fastPath.enabled() || requests.isEmpty()) {
+		if (!hasFastPath() || requests.isEmpty()) {
 			return claimBatch(requests, work, List.of());
 		}
 		long start = System.nanoTime();
@@ -400,12 +415,18 @@ public class TransactionalClaimExecutor {
 		ClaimResult result = this.store.claim(request);
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
 		this.fastPath.rememberAfterCommit(request, result);
+		boolean reclaimed = false;
 		if (result instanceof ClaimResult.Hit hit) {
 			outcomes.onCommit(() -> hit(request, hit, latency));
-			return new ClaimOutcome.Skipped<>(hit);
+			if (!this.shadow) {
+				return new ClaimOutcome.Skipped<>(hit);
+			}
 		}
-		boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
-		outcomes.onCommit(() -> this.listener.onClaimed(request, reclaimed, latency));
+		else {
+			reclaimed = ((ClaimResult.Claimed) result).reclaimed();
+			boolean taken = reclaimed;
+			outcomes.onCommit(() -> this.listener.onClaimed(request, taken, latency));
+		}
 		outcomes.checkpoint(this.store.checkpoint());
 		T value = IdempotencyContext.runBound(request, work);
 		return new ClaimOutcome.Processed<>(value, reclaimed);
@@ -448,13 +469,13 @@ public class TransactionalClaimExecutor {
 						? new ClaimResult.Hit(found.status(), found.firstProcessedAt(), first.fingerprint(), first.source())
 						: new ClaimResult.Hit(ClaimStatus.SUCCEEDED, claimedAt, first.fingerprint(), first.source());
 				outcomes.onCommit(() -> hit(request, onFirst, Duration.ZERO));
-				hits.add(i);
+				(this.shadow ? claimed : hits).add(i);
 				continue;
 			}
 			this.fastPath.rememberAfterCommit(request, result);
 			if (result instanceof ClaimResult.Hit hit) {
 				outcomes.onCommit(() -> hit(request, hit, latency));
-				hits.add(i);
+				(this.shadow ? claimed : hits).add(i);
 			}
 			else {
 				boolean reclaimed = ((ClaimResult.Claimed) result).reclaimed();
@@ -483,7 +504,7 @@ public class TransactionalClaimExecutor {
 	}
 
 	private void logHit(ClaimRequest request, ClaimResult.Hit hit) {
-		this.hitLog.log(request, hit);
+		this.hitLog.log(request, hit, this.shadow);
 		if (request.conflictsWith(hit)) {
 			this.listener.onConflict(request, hit);
 			this.conflictLog.log(request, hit);

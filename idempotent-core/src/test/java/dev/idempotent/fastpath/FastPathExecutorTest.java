@@ -82,6 +82,21 @@ class FastPathExecutorTest {
 	}
 
 	@Test
+	void inShadowModeAKeyTheFastPathKnowsIsClaimedInTheDatabaseAndItsWorkRuns() throws Throwable {
+		this.executor.execute(request("order-s", 1), () -> "credited");
+		assertThat(this.fastPath.knowsKey("fast", "order-s")).isTrue();
+		TransactionalClaimExecutor shadow = executor(Duration.ofSeconds(30));
+		shadow.setShadow(true);
+
+		ClaimOutcome<String> outcome = shadow.execute(request("order-s", 2), () -> "credited again");
+
+		assertThat(shadow.hasFastPath()).as("not asked in shadow mode").isFalse();
+		assertThat(outcome).isEqualTo(new ClaimOutcome.Processed<>("credited again", false));
+		assertThat(this.fastPathHits).hasValue(0);
+		assertThat(this.claims.hits).as("the database's hit, counted").hasValue(1);
+	}
+
+	@Test
 	void aKeyIsRememberedOnlyAfterItsTransactionCommitted() {
 		assertThatThrownBy(() -> this.executor.execute(request("order-2", 1), () -> {
 			assertThat(this.fastPath.knowsKey("fast", "order-2")).as("not before the commit").isFalse();

@@ -53,6 +53,8 @@ import dev.idempotent.observation.ClaimObserver;
 import dev.idempotent.retention.LateRecordException;
 import dev.idempotent.retention.LateRecordGuard;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -100,6 +102,7 @@ import org.springframework.util.function.SingletonSupplier;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(afterName = { BootAutoConfigurations.DATA_SOURCE_3, BootAutoConfigurations.DATA_SOURCE_4,
 		BootAutoConfigurations.TRANSACTION_MANAGER_3, BootAutoConfigurations.TRANSACTION_MANAGER_4,
 		BootAutoConfigurations.KAFKA_3, BootAutoConfigurations.KAFKA_4 })
@@ -109,6 +112,8 @@ import org.springframework.util.function.SingletonSupplier;
 		IdempotentOutputsProperties.class })
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public class IdempotentAutoConfiguration {
+
+	private static final Logger logger = LoggerFactory.getLogger(IdempotentAutoConfiguration.class);
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -195,6 +200,12 @@ public class IdempotentAutoConfiguration {
 		executor.setHitLog(new HitLog(properties.keyMasker()));
 		executor.setConflictLog(new ConflictLog(properties.keyMasker()));
 		observer.ifUnique(executor::setClaimObserver);
+		executor.setShadow(properties.isShadow());
+		if (properties.isShadow()) {
+			logger.warn("idempotent.shadow=true: every key is claimed and every duplicate is counted and logged as a hit"
+					+ " on {}, but processed again; outputs and replies are not stored. Set idempotent.shadow=false to"
+					+ " skip duplicates.", HitLog.LOGGER_NAME);
+		}
 		return executor;
 	}
 
@@ -216,6 +227,7 @@ public class IdempotentAutoConfiguration {
 				claimListener(listeners), properties.getMaxTransientRetries());
 		executor.setHitLog(new HitLog(properties.keyMasker()));
 		observer.ifUnique(executor::setClaimObserver);
+		executor.setShadow(properties.isShadow());
 		return executor;
 	}
 
@@ -265,8 +277,8 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	ListenerReplies idempotentListenerReplies(ObjectProvider<ListenerMethods> methods, IdempotentProperties properties,
 			BeanFactory beanFactory, ObjectProvider<ClaimOutputs> outputs, ObjectProvider<Replies> replies) {
-		return new ListenerReplies(methods::getObject, properties.getReplies(), beanFactory, outputs::getIfAvailable,
-				replies::getIfAvailable);
+		return new ListenerReplies(methods::getObject, properties.isShadow() ? null : properties.getReplies(),
+				beanFactory, outputs::getIfAvailable, replies::getIfAvailable);
 	}
 
 	@Bean(ReplyFailureInstaller.BEAN_NAME)

@@ -21,6 +21,7 @@ import org.springframework.context.annotation.Bean;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(after = IdempotentAutoConfiguration.class, afterName = {
 		BootAutoConfigurations.COMPOSITE_METER_REGISTRY_3, BootAutoConfigurations.COMPOSITE_METER_REGISTRY_4 })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class, MeterRegistry.class })

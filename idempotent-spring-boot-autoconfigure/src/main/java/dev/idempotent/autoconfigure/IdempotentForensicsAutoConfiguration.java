@@ -38,6 +38,7 @@ import org.springframework.context.annotation.Configuration;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(after = IdempotentAutoConfiguration.class)
 @ConditionalOnBean(SqlDialect.class)
 @EnableConfigurationProperties({ IdempotentProperties.class, IdempotentForensicsProperties.class })

@@ -25,6 +25,7 @@ import org.springframework.util.function.SingletonSupplier;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(after = IdempotentAutoConfiguration.class)
 @ConditionalOnBean(SqlDialect.class)
 @EnableConfigurationProperties(IdempotentGroupCommitProperties.class)

@@ -18,6 +18,7 @@ import org.springframework.context.annotation.Bean;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(afterName = { BootAutoConfigurations.METRICS_3, BootAutoConfigurations.METRICS_4,
 		BootAutoConfigurations.COMPOSITE_METER_REGISTRY_3, BootAutoConfigurations.COMPOSITE_METER_REGISTRY_4 },
 		before = IdempotentAutoConfiguration.class)

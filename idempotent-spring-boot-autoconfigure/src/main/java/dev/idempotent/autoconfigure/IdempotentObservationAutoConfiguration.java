@@ -27,6 +27,7 @@ import org.springframework.context.annotation.Bean;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(afterName = { BootAutoConfigurations.OBSERVATION_3, BootAutoConfigurations.OBSERVATION_4 },
 		before = IdempotentAutoConfiguration.class)
 @ConditionalOnClass(ObservationRegistry.class)

@@ -40,6 +40,7 @@ import org.springframework.kafka.core.ProducerFactory;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(after = IdempotentAutoConfiguration.class)
 @ConditionalOnClass({ KafkaTemplate.class, JdbcTemplate.class })
 @ConditionalOnBean(DataSource.class)
@@ -68,7 +69,7 @@ public class IdempotentOutputsAutoConfiguration {
 	ClaimOutputs idempotentClaimOutputs(OutputStore store, IdempotentProperties properties,
 			IdempotentOutputsProperties outputs, ObjectProvider<ProducerFactory<Object, Object>> factories,
 			ProducerCaptureInstaller installer, ObjectProvider<OutputMeters> meters) {
-		OutputSettings settings = new OutputSettings(outputs.isEnabled(), maxBytes(outputs), outputs.getMaxCount(),
+		OutputSettings settings = new OutputSettings(outputs.isEnabled() && !properties.isShadow(), maxBytes(outputs), outputs.getMaxCount(),
 				outputs.getAckTimeout(), properties.getKeyHeader(), outputs.getReplayBuffer().toBytes());
 		return new ClaimOutputs(store, settings, replayFactory(factories, installer),
 				(name) -> (ProducerFactory<Object, Object>) installer.named(name),

@@ -19,6 +19,7 @@ import org.springframework.kafka.core.DefaultKafkaProducerFactory;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(beforeName = { BootAutoConfigurations.KAFKA_3, BootAutoConfigurations.KAFKA_4 })
 @ConditionalOnClass(DefaultKafkaProducerFactory.class)
 @EnableConfigurationProperties(IdempotentProperties.class)

@@ -23,6 +23,19 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 public class IdempotentProperties {
 
 	/**
+	 * Whether the library is on. When off, no bean of the library is created: @IdempotentListener methods run as
+	 * plain listeners (every record processed, nothing claimed), with the service's own error handling.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Shadow mode, for a rollout: every key is claimed and every would-be duplicate is counted and logged as a hit
+	 * (its log line ends in 'processed (shadow mode)'), but the listener still processes it. Outputs and replies are
+	 * not stored and the Redis fast path is not asked. Turn it off to skip duplicates.
+	 */
+	private boolean shadow;
+
+	/**
 	 * Name of the idempotency table, optionally schema-qualified. Letters, digits and underscores only; it is
 	 * validated because it is written into SQL.
 	 */
@@ -79,6 +92,22 @@ public class IdempotentProperties {
 	private final ErrorHandling errorHandling = new ErrorHandling();
 
 	private final Producer producer = new Producer();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public boolean isShadow() {
+		return this.shadow;
+	}
+
+	public void setShadow(boolean shadow) {
+		this.shadow = shadow;
+	}
 
 	public String getTableName() {
 		return this.tableName;

@@ -41,6 +41,7 @@ import org.springframework.kafka.core.KafkaAdmin;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(after = IdempotentAutoConfiguration.class)
 @ConditionalOnBean(SqlDialect.class)
 @ConditionalOnProperty(prefix = "idempotent.retention", name = "enabled", havingValue = "true")

@@ -1,5 +1,6 @@
 package dev.idempotent.boot4;
 
+import dev.idempotent.autoconfigure.ConditionalOnIdempotentEnabled;
 import dev.idempotent.autoconfigure.IdempotentProperties;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,6 +18,7 @@ import org.springframework.kafka.core.DefaultKafkaProducerFactory;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(before = KafkaAutoConfiguration.class)
 @ConditionalOnClass(DefaultKafkaProducerFactory.class)
 @EnableConfigurationProperties(IdempotentProperties.class)

@@ -1,6 +1,7 @@
 package dev.idempotent.boot3;
 
 import dev.idempotent.actuate.IdempotencyHealthCheck;
+import dev.idempotent.autoconfigure.ConditionalOnIdempotentEnabled;
 import dev.idempotent.autoconfigure.IdempotentAutoConfiguration;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,6 +19,7 @@ import org.springframework.context.annotation.Bean;
  *
  * @since 0.1.0
  */
+@ConditionalOnIdempotentEnabled
 @AutoConfiguration(after = IdempotentAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(IdempotencyHealthCheck.class)

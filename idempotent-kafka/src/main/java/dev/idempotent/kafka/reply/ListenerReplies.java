@@ -60,7 +60,8 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 
 	private final Supplier<ListenerMethods> methods;
 
-	private final ReplyMode mode;
+	/** {@code null} in shadow mode, where every request calls its method and no reply is stored. */
+	private final @Nullable ReplyMode mode;
 
 	private final BeanFactory beanFactory;
 
@@ -73,12 +74,14 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 	/**
 	 * Create the check.
 	 * @param methods the resolved listener methods
-	 * @param mode what to do with a method whose reply cannot be stored with its claim
+	 * @param mode what to do with a method whose reply cannot be stored with its claim; {@code null} in shadow mode,
+	 * where no hit skips its method, every reply is sent by spring-kafka from the method's return value, and none is
+	 * stored
 	 * @param beanFactory where the listeners' container factories are
 	 * @param outputs the outputs of claims, or a supplier of {@code null} when outputs are not captured at all
 	 * @param replies serializes replies, or a supplier of {@code null} when outputs are not captured at all
 	 */
-	public ListenerReplies(Supplier<ListenerMethods> methods, ReplyMode mode, BeanFactory beanFactory,
+	public ListenerReplies(Supplier<ListenerMethods> methods, @Nullable ReplyMode mode, BeanFactory beanFactory,
 			Supplier<@Nullable ClaimOutputs> outputs, Supplier<@Nullable Replies> replies) {
 		this.methods = methods;
 		this.mode = mode;
@@ -94,6 +97,9 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
+		if (this.mode == null) {
+			return;
+		}
 		List<ListenerMethod> all = new ArrayList<>(this.methods.get().all());
 		all.sort(Comparator.comparing(ListenerMethod::toString));
 		for (ListenerMethod listener : all) {
