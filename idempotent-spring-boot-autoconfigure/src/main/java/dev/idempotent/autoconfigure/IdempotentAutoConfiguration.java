@@ -9,7 +9,6 @@ import javax.sql.DataSource;
 
 import dev.idempotent.actuate.IdempotencyHealthCheck;
 import dev.idempotent.capture.ClaimOutputs;
-import dev.idempotent.output.OutputRejectedException;
 import dev.idempotent.capture.Replies;
 import dev.idempotent.claim.ClaimStore;
 import dev.idempotent.claim.ConflictLog;
@@ -28,15 +27,11 @@ import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotentListener;
-import dev.idempotent.kafka.NullPayloadException;
-import dev.idempotent.kafka.error.DeadLetterHeaders;
 import dev.idempotent.kafka.error.DeadLetterTemplates;
 import dev.idempotent.kafka.error.ErrorHandlerClassifier;
-import dev.idempotent.kafka.error.FailedClaimRecoverer;
+import dev.idempotent.kafka.error.IdempotentErrorHandlers;
 import dev.idempotent.kafka.error.RetryTopicComponents;
-import dev.idempotent.kafka.error.TransientAwareAfterRollbackProcessor;
 import dev.idempotent.kafka.error.TransientAwareBackOff;
-import dev.idempotent.kafka.error.TransientAwareErrorHandler;
 import dev.idempotent.kafka.listener.IdempotentListenerPostProcessor;
 import dev.idempotent.kafka.method.ListenerMethods;
 import dev.idempotent.kafka.reply.ListenerReplies;
@@ -45,14 +40,11 @@ import dev.idempotent.kafka.startup.ContainerFactoryGuard;
 import dev.idempotent.kafka.startup.IdempotentListenerVerifier;
 import dev.idempotent.kafka.method.ListenerScopes;
 import dev.idempotent.kafka.support.CurrentRecordInstaller;
-import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.key.KeyValidator;
 import dev.idempotent.metrics.ClaimListener;
 import dev.idempotent.metrics.CompositeClaimListener;
 import dev.idempotent.observation.ClaimObserver;
-import dev.idempotent.retention.LateRecordException;
 import dev.idempotent.retention.LateRecordGuard;
-import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,10 +70,8 @@ import org.springframework.kafka.annotation.EnableKafka;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
-import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.listener.FailedRecordProcessor;
 import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
 import org.springframework.kafka.retrytopic.RetryTopicConfigurationSupport;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -311,6 +301,21 @@ public class IdempotentAutoConfiguration {
 	}
 
 	/**
+	 * Builds the starter's error handler and after-rollback processor, and the application's own with the starter's
+	 * guarantees (docs/adopting.md, "Keep your error handler").
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(KafkaOperations.class)
+	IdempotentErrorHandlers idempotentErrorHandlers(DeadLetterTemplates deadLetterTemplates,
+			FailureRecorder failureRecorder, IdempotentProperties properties) {
+		IdempotentProperties.ErrorHandling settings = properties.getErrorHandling();
+		return new IdempotentErrorHandlers(deadLetterTemplates, failureRecorder, properties.keyMasker(),
+				settings.getDeadLetterSuffix(), new FixedBackOff(settings.getRetryInterval().toMillis(),
+						settings.getMaxRetries()), untilItPasses(settings));
+	}
+
+	/**
 	 * The error handler when the application has none: failed records are retried with back-off, then published
 	 * to {@code <topic>.DLT} with the exception and key headers, and their key is marked FAILED; bad keys (and
 	 * null payloads in a batch) go to the DLT at once; transient failures (the database down, a lock or lease held
@@ -320,10 +325,8 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
 	@ConditionalOnBean(KafkaOperations.class)
-	DefaultErrorHandler idempotentErrorHandler(DeadLetterTemplates deadLetterTemplates, FailureRecorder failureRecorder,
-			IdempotentProperties properties) {
-		return classified(new TransientAwareErrorHandler(
-				deadLetterRecoverer(deadLetterTemplates, failureRecorder, properties), backOff(properties.getErrorHandling())));
+	DefaultErrorHandler idempotentErrorHandler(IdempotentErrorHandlers handlers) {
+		return handlers.errorHandler();
 	}
 
 	/**
@@ -337,30 +340,8 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean(AfterRollbackProcessor.class)
 	@ConditionalOnBean(KafkaOperations.class)
 	DefaultAfterRollbackProcessor<Object, Object> idempotentAfterRollbackProcessor(KafkaOperations<?, ?> kafkaOperations,
-			DeadLetterTemplates deadLetterTemplates, FailureRecorder failureRecorder, IdempotentProperties properties) {
-		return classified(new TransientAwareAfterRollbackProcessor<>(
-				deadLetterRecoverer(deadLetterTemplates, failureRecorder, properties), backOff(properties.getErrorHandling()),
-				kafkaOperations));
-	}
-
-	/** Recover at once what retrying cannot fix: bad keys, late records, null payloads. */
-	private static <P extends FailedRecordProcessor> P classified(P processor) {
-		processor.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class,
-				NullPayloadException.class, OutputRejectedException.class);
-		return processor;
-	}
-
-	private static TransientAwareBackOff backOff(IdempotentProperties.ErrorHandling settings) {
-		return new TransientAwareBackOff(new FixedBackOff(settings.getRetryInterval().toMillis(), settings.getMaxRetries()),
-				untilItPasses(settings));
-	}
-
-	private static FailedClaimRecoverer deadLetterRecoverer(DeadLetterTemplates deadLetterTemplates,
-			FailureRecorder failureRecorder, IdempotentProperties properties) {
-		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(deadLetterTemplates.byValueType(),
-				(record, ex) -> new TopicPartition(record.topic() + properties.getErrorHandling().getDeadLetterSuffix(), -1));
-		deadLetters.setHeadersFunction(new DeadLetterHeaders());
-		return new FailedClaimRecoverer(deadLetters, failureRecorder, properties.keyMasker());
+			IdempotentErrorHandlers handlers) {
+		return handlers.afterRollbackProcessor(kafkaOperations);
 	}
 
 	/**

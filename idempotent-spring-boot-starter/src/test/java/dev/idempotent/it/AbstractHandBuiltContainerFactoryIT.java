@@ -5,7 +5,6 @@ import java.util.UUID;
 
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
-import dev.idempotent.kafka.error.FailedClaimRecoverer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
@@ -128,7 +127,7 @@ abstract class AbstractHandBuiltContainerFactoryIT {
 		assertThat(StartupFailure.rootCause(application)).isInstanceOf(IllegalStateException.class)
 			.hasMessageContaining("Container factory 'droppingFactory' has its own error handler")
 			.hasMessageContaining(DefaultErrorHandler.class.getName())
-			.hasMessageContaining("FailedClaimRecoverer");
+			.hasMessageContaining("IdempotentErrorHandlers");
 	}
 
 	private String bootstrapServers() {

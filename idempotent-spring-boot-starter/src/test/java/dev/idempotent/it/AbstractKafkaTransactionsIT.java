@@ -22,7 +22,6 @@ import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotencyHeaders;
 import dev.idempotent.kafka.IdempotentListener;
-import dev.idempotent.kafka.error.FailedClaimRecoverer;
 import dev.idempotent.metrics.MicrometerClaimListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -293,7 +292,7 @@ abstract class AbstractKafkaTransactionsIT {
 		assertThat(startupFailure(RefusedAfterRollback.class)).isInstanceOf(IllegalStateException.class)
 			.hasMessageContaining("Container factory 'droppingTxFactory' has a Kafka transaction manager and its own"
 					+ " after-rollback processor (" + DefaultAfterRollbackProcessor.class.getName() + ") that is not a bean")
-			.hasMessageContaining("FailedClaimRecoverer");
+			.hasMessageContaining("IdempotentErrorHandlers");
 	}
 
 	private Throwable startupFailure(Class<?> configuration) {

@@ -8,9 +8,12 @@ import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
@@ -25,10 +28,12 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The application brings its own {@code DefaultErrorHandler}: the starter's steps aside, yet a bad key is still
- * not retried (the application's handler would otherwise retry it five times), and good records flow.
+ * not retried (the application's handler would otherwise retry it five times), and good records flow; startup names
+ * the handler as built without the starter's {@code IdempotentErrorHandlers}.
  */
 @SpringBootTest(classes = { ItApplication.class, ApplicationErrorHandlerIT.Listeners.class })
 @EmbeddedKafka(partitions = 1, topics = ApplicationErrorHandlerIT.TOPIC)
+@ExtendWith(OutputCaptureExtension.class)
 class ApplicationErrorHandlerIT {
 
 	static final String TOPIC = "own-handler.payments";
@@ -51,6 +56,13 @@ class ApplicationErrorHandlerIT {
 	@org.springframework.test.context.DynamicPropertySource
 	static void group(org.springframework.test.context.DynamicPropertyRegistry registry) {
 		registry.add("it.group", () -> GROUP);
+	}
+
+	@Test
+	void aHandlerBuiltWithoutTheStartersPiecesIsNamedAtStartup(CapturedOutput output) {
+		assertThat(output.getAll()).contains("Container factory 'kafkaListenerContainerFactory' uses the application's"
+				+ " error handler (" + OwnHandler.class.getName() + "), built without IdempotentErrorHandlers")
+			.contains("docs/adopting.md");
 	}
 
 	@Test

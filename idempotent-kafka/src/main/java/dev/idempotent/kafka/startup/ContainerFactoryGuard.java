@@ -4,15 +4,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
-import dev.idempotent.output.OutputRejectedException;
 import dev.idempotent.kafka.IdempotentListener;
-import dev.idempotent.kafka.error.DeadLetterHeaders;
 import dev.idempotent.kafka.error.ErrorHandlerClassifier;
-import dev.idempotent.kafka.error.FailedClaimRecoverer;
+import dev.idempotent.kafka.error.IdempotentErrorHandlers;
+import dev.idempotent.kafka.error.TransientAwareErrorHandler;
 import dev.idempotent.kafka.method.ListenerMethod;
 import dev.idempotent.kafka.method.ListenerMethods;
-import dev.idempotent.key.InvalidIdempotencyKeyException;
-import dev.idempotent.retention.LateRecordException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -173,15 +170,41 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 			factory.setCommonErrorHandler(given);
 			logger.info("Container factory '{}' had no error handler; it now uses the application's ({})", name,
 					given.getClass().getName());
+			warnIfBuiltWithoutTheStarter(name, given);
 		}
 		else if (!isBean(CommonErrorHandler.class, handler)) {
 			throw new IllegalStateException("Container factory '" + name + "' has its own error handler ("
 					+ handler.getClass().getName() + ") that is not a bean: the starter cannot see where it sends"
 					+ " records after their retries (spring-kafka's default recoverer logs and drops them). Remove it"
-					+ " from the factory to get the starter's, which dead-letters; or declare it as a @Bean whose"
-					+ " recoverer dead-letters: a DeadLetterPublishingRecoverer (with setHeadersFunction(new"
-					+ " DeadLetterHeaders())) wrapped in FailedClaimRecoverer.");
+					+ " from the factory to get the starter's, which dead-letters; or build it as a @Bean with"
+					+ " IdempotentErrorHandlers (handlers.errorHandler(yourRecoverer, yourBackOff)) and set that bean"
+					+ " on the factory; see docs/adopting.md, 'Keep your error handler'.");
 		}
+		else {
+			warnIfBuiltWithoutTheStarter(name, handler);
+		}
+	}
+
+	private void warnIfBuiltWithoutTheStarter(String name, CommonErrorHandler handler) {
+		if (!isStarters(handler) && !handlersUsed()) {
+			logger.warn("Container factory '{}' uses the application's error handler ({}), built without"
+					+ " IdempotentErrorHandlers: a record it gives up on is not marked FAILED in the claim table and"
+					+ " carries no scope and key headers to the dead-letter topic, a bad key is retried, and a database"
+					+ " outage uses up its retries."
+					+ " Build it with handlers.errorHandler(yourRecoverer, yourBackOff); see docs/adopting.md,"
+					+ " 'Keep your error handler'.", name, handler.getClass().getName());
+		}
+	}
+
+	/** Whether the handler is the starter's own (a {@link TransientAwareErrorHandler} bean). */
+	private static boolean isStarters(CommonErrorHandler handler) {
+		return handler instanceof TransientAwareErrorHandler;
+	}
+
+	/** Whether the application built anything with the starter's {@link IdempotentErrorHandlers}. */
+	private boolean handlersUsed() {
+		IdempotentErrorHandlers handlers = this.beanFactory.getBeanProvider(IdempotentErrorHandlers.class).getIfUnique();
+		return handlers != null && handlers.used();
 	}
 
 	private void guardAfterRollbackProcessor(String name, AbstractKafkaListenerContainerFactory<?, ?, ?> factory,
@@ -218,9 +241,9 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 				+ " own after-rollback processor (" + processor.getClass().getName() + ") that is not a bean (set on"
 				+ " the factory, or by its container customizer): the starter cannot see where it sends records after"
 				+ " their retries (spring-kafka's default logs and drops them). Remove it from the factory to get the"
-				+ " starter's, which dead-letters; or declare it as a @Bean whose recoverer dead-letters: a"
-				+ " DeadLetterPublishingRecoverer (with setHeadersFunction(new DeadLetterHeaders())) wrapped in"
-				+ " FailedClaimRecoverer.");
+				+ " starter's, which dead-letters; or build it as a @Bean with IdempotentErrorHandlers"
+				+ " (handlers.afterRollbackProcessor(yourRecoverer, yourBackOff, kafkaTemplate)) and set that bean on"
+				+ " the factory; see docs/adopting.md, 'Keep your error handler'.");
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })
@@ -256,8 +279,7 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 	 */
 	private static void classify(AfterRollbackProcessor<?, ?> processor) {
 		if (processor instanceof FailedRecordProcessor failed) {
-			failed.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, LateRecordException.class,
-					OutputRejectedException.class);
+			ErrorHandlerClassifier.classify(failed);
 		}
 	}
 
