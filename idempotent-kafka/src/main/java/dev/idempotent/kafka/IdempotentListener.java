@@ -76,7 +76,7 @@ public @interface IdempotentListener {
 
 	/**
 	 * The lease of a {@link ClaimMode#LEASED} claim, e.g. {@code "30s"} or {@code "PT2M"}: longer than the method's
-	 * longest run. Empty: {@code idempotent.lease} (1 minute unless configured). Placeholders are resolved.
+	 * longest run. Empty: {@code idempotent.default-lease} (1 minute unless configured). Placeholders are resolved.
 	 * @return the lease duration, or empty for the default
 	 */
 	String lease() default "";

@@ -186,7 +186,7 @@ public class IdempotentAutoConfiguration {
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
 			IdempotentProperties properties, ObjectProvider<ClaimObserver> observer) {
 		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(claimStore,
-				uniqueTransactionManager(transactionManager), claimListener(listeners), properties.getMaxTransientRetries());
+				uniqueTransactionManager(transactionManager), claimListener(listeners), properties.getRetry().getTransactionRetries());
 		executor.setHitLog(new HitLog(properties.keyMasker()));
 		executor.setConflictLog(new ConflictLog(properties.keyMasker()));
 		observer.ifUnique(executor::setClaimObserver);
@@ -214,7 +214,7 @@ public class IdempotentAutoConfiguration {
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
 			IdempotentProperties properties, ObjectProvider<ClaimObserver> observer) {
 		LeasedClaimExecutor executor = new LeasedClaimExecutor(leased, uniqueTransactionManager(transactionManager),
-				claimListener(listeners), properties.getMaxTransientRetries());
+				claimListener(listeners), properties.getRetry().getTransactionRetries());
 		executor.setHitLog(new HitLog(properties.keyMasker()));
 		observer.ifUnique(executor::setClaimObserver);
 		executor.setShadow(properties.isShadow());
@@ -234,7 +234,7 @@ public class IdempotentAutoConfiguration {
 	ListenerMethods idempotentListenerMethods(IdempotentProperties properties, IdempotentForensicsProperties forensics,
 			ConfigurableBeanFactory beanFactory) {
 		ListenerMethods methods = new ListenerMethods(properties.getKeyHeader(),
-				new KeyValidator(properties.getMaxKeyLength()), beanFactory::resolveEmbeddedValue, properties.getLease());
+				new KeyValidator(properties.getMaxKeyLength()), beanFactory::resolveEmbeddedValue, properties.getDefaultLease());
 		methods.setFingerprints(forensics.getFingerprint().isEnabled());
 		return methods;
 	}
@@ -267,7 +267,7 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	ListenerReplies idempotentListenerReplies(ObjectProvider<ListenerMethods> methods, IdempotentProperties properties,
 			BeanFactory beanFactory, ObjectProvider<ClaimOutputs> outputs, ObjectProvider<Replies> replies) {
-		return new ListenerReplies(methods::getObject, properties.isShadow() ? null : properties.getReplies(),
+		return new ListenerReplies(methods::getObject, properties.isShadow() ? null : properties.getUnstoredReplies(),
 				beanFactory, outputs::getIfAvailable, replies::getIfAvailable);
 	}
 
@@ -309,10 +309,10 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnBean(KafkaOperations.class)
 	IdempotentErrorHandlers idempotentErrorHandlers(DeadLetterTemplates deadLetterTemplates,
 			FailureRecorder failureRecorder, IdempotentProperties properties) {
-		IdempotentProperties.ErrorHandling settings = properties.getErrorHandling();
+		IdempotentProperties.Retry retry = properties.getRetry();
 		return new IdempotentErrorHandlers(deadLetterTemplates, failureRecorder, properties.keyMasker(),
-				settings.getDeadLetterSuffix(), new FixedBackOff(settings.getRetryInterval().toMillis(),
-						settings.getMaxRetries()), untilItPasses(settings));
+				properties.getDeadLetterSuffix(), new FixedBackOff(retry.getInterval().toMillis(), retry.getMaxRetries()),
+				untilItPasses(retry));
 	}
 
 	/**
@@ -366,9 +366,9 @@ public class IdempotentAutoConfiguration {
 		return new RetryTopicComponents(deadLetterTemplates::getIfAvailable);
 	}
 
-	private static BackOff untilItPasses(IdempotentProperties.ErrorHandling settings) {
-		ExponentialBackOff backOff = new ExponentialBackOff(settings.getRetryInterval().toMillis(), 2.0);
-		backOff.setMaxInterval(Math.max(settings.getRetryInterval().toMillis(), settings.getTransientMaxInterval().toMillis()));
+	private static BackOff untilItPasses(IdempotentProperties.Retry retry) {
+		ExponentialBackOff backOff = new ExponentialBackOff(retry.getInterval().toMillis(), 2.0);
+		backOff.setMaxInterval(Math.max(retry.getInterval().toMillis(), retry.getTransientMaxInterval().toMillis()));
 		backOff.setMaxElapsedTime(Long.MAX_VALUE);
 		return backOff;
 	}

@@ -37,7 +37,7 @@ public class IdempotentGroupCommitAutoConfiguration {
 			ObjectProvider<ListenerMethods> methods, ObjectProvider<TransactionalClaimExecutor> executor) {
 		IdempotentGroupCommitProperties properties = Binder.get(environment)
 			.bindOrCreate("idempotent.group-commit", IdempotentGroupCommitProperties.class);
-		return new GroupCommitInstaller(properties.isEnabled(), properties.getMaxRecords(), properties.getMaxWait(),
+		return new GroupCommitInstaller(properties.isEnabled(), properties.getMaxRecords(), properties.getTargetDuration(),
 				SingletonSupplier.of(methods::getObject), SingletonSupplier.of(executor::getObject));
 	}
 

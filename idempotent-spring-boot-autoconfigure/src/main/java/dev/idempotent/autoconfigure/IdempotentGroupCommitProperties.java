@@ -3,6 +3,7 @@ package dev.idempotent.autoconfigure;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 /**
  * Group commit of single-record {@code @IdempotentListener} listeners ({@code idempotent.group-commit.*}): the records
@@ -21,8 +22,8 @@ public class IdempotentGroupCommitProperties {
 	/** Default of {@link #getMaxRecords()}. */
 	public static final int DEFAULT_MAX_RECORDS = 500;
 
-	/** Default of {@link #getMaxWait()}. */
-	public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(1);
+	/** Default of {@link #getTargetDuration()}. */
+	public static final Duration DEFAULT_TARGET_DURATION = Duration.ofSeconds(1);
 
 	/**
 	 * Whether single-record listeners with {@code groupCommit = DEFAULT} use group commit; a listener group commit
@@ -35,10 +36,11 @@ public class IdempotentGroupCommitProperties {
 
 	/**
 	 * How long a group should take at most from its claims to its commit, i.e. how long a record waits for its commit
-	 * beyond its own processing: after a slower group the next group of the listener is half as large (down to one
-	 * record), after a quicker one twice as large again (up to max-records).
+	 * beyond its own processing: the size of the groups adapts to it. After a slower group the next group of the
+	 * listener is half as large (down to one record), after a quicker one twice as large again (up to max-records).
+	 * Nothing waits for records to arrive: a group holds what one poll delivered.
 	 */
-	private Duration maxWait = DEFAULT_MAX_WAIT;
+	private Duration targetDuration = DEFAULT_TARGET_DURATION;
 
 	/**
 	 * Return whether listeners use group commit unless they say otherwise.
@@ -76,16 +78,37 @@ public class IdempotentGroupCommitProperties {
 	 * Return how long a group should take at most.
 	 * @return positive; 1 second unless configured
 	 */
-	public Duration getMaxWait() {
-		return this.maxWait;
+	public Duration getTargetDuration() {
+		return this.targetDuration;
 	}
 
 	/**
 	 * Set how long a group should take at most.
-	 * @param maxWait positive (checked at startup), never {@code null}
+	 * @param targetDuration positive (checked at startup), never {@code null}
 	 */
+	public void setTargetDuration(Duration targetDuration) {
+		this.targetDuration = targetDuration;
+	}
+
+	/**
+	 * Deprecated: {@code idempotent.group-commit.target-duration}.
+	 * @return the target duration of a group
+	 * @deprecated use {@link #getTargetDuration()}
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
+	@DeprecatedConfigurationProperty(replacement = "idempotent.group-commit.target-duration", reason = "Not a wait: the duration the size of the groups adapts to")
+	public Duration getMaxWait() {
+		return this.targetDuration;
+	}
+
+	/**
+	 * Deprecated: {@code idempotent.group-commit.target-duration}.
+	 * @param maxWait the target duration of a group
+	 * @deprecated use {@link #setTargetDuration(Duration)}
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
 	public void setMaxWait(Duration maxWait) {
-		this.maxWait = maxWait;
+		this.targetDuration = maxWait;
 	}
 
 }

@@ -12,6 +12,7 @@ import dev.idempotent.key.KeyValidator;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 /**
@@ -54,16 +55,10 @@ public class IdempotentProperties {
 	private int maxKeyLength = KeyValidator.DEFAULT_MAX_LENGTH;
 
 	/**
-	 * How often a transaction is retried, on the consumer thread, after its claim hit a deadlock or
-	 * lock-wait timeout.
-	 */
-	private int maxTransientRetries = TransactionalClaimExecutor.DEFAULT_MAX_TRANSIENT_RETRIES;
-
-	/**
 	 * Lease of LEASED claims whose annotation names none: longer than the listener's longest run. A consumer that
 	 * dies holding a lease blocks its key for at most this long.
 	 */
-	private Duration lease = Duration.ofMinutes(1);
+	private Duration defaultLease = Duration.ofMinutes(1);
 
 	/**
 	 * Whether idempotency keys are masked in logs and in the actuator endpoint (keys can be personal data). When
@@ -78,7 +73,13 @@ public class IdempotentProperties {
 	 * captured): 'refuse' (the default) stops the application naming why; 'warn' starts it with one warning per
 	 * method, and a redelivered request that is a hit then gets no reply. Replies that can be stored need neither.
 	 */
-	private ReplyMode replies = ReplyMode.REFUSE;
+	private ReplyMode unstoredReplies = ReplyMode.REFUSE;
+
+	/**
+	 * Suffix of the dead-letter topic of the starter's error handler: a record from topic 'orders' goes to 'orders' +
+	 * suffix.
+	 */
+	private String deadLetterSuffix = ".DLT";
 
 	/**
 	 * Secret of the fingerprints of masked keys (HMAC-SHA256), at least 16 characters. Set the same secret on every
@@ -88,6 +89,8 @@ public class IdempotentProperties {
 	private @Nullable String keyMaskSecret;
 
 	private final Jdbc jdbc = new Jdbc();
+
+	private final Retry retry = new Retry();
 
 	private final ErrorHandling errorHandling = new ErrorHandling();
 
@@ -133,20 +136,54 @@ public class IdempotentProperties {
 		this.maxKeyLength = maxKeyLength;
 	}
 
+	public Duration getDefaultLease() {
+		return this.defaultLease;
+	}
+
+	public void setDefaultLease(Duration defaultLease) {
+		this.defaultLease = defaultLease;
+	}
+
+	/**
+	 * Deprecated: {@code idempotent.retry.transaction-retries}.
+	 * @return the retries of a claim's transaction
+	 * @deprecated use {@link Retry#getTransactionRetries()}
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
+	@DeprecatedConfigurationProperty(replacement = "idempotent.retry.transaction-retries", reason = "Grouped with the other retry settings")
 	public int getMaxTransientRetries() {
-		return this.maxTransientRetries;
+		return this.retry.getTransactionRetries();
 	}
 
+	/**
+	 * Deprecated: {@code idempotent.retry.transaction-retries}.
+	 * @param maxTransientRetries the retries of a claim's transaction
+	 * @deprecated use {@link Retry#setTransactionRetries(int)}
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
 	public void setMaxTransientRetries(int maxTransientRetries) {
-		this.maxTransientRetries = maxTransientRetries;
+		this.retry.setTransactionRetries(maxTransientRetries);
 	}
 
+	/**
+	 * Deprecated: {@code idempotent.default-lease}.
+	 * @return the default lease
+	 * @deprecated use {@link #getDefaultLease()}
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
+	@DeprecatedConfigurationProperty(replacement = "idempotent.default-lease", reason = "Named for what it is: the lease of listeners that name none")
 	public Duration getLease() {
-		return this.lease;
+		return this.defaultLease;
 	}
 
+	/**
+	 * Deprecated: {@code idempotent.default-lease}.
+	 * @param lease the default lease
+	 * @deprecated use {@link #setDefaultLease(Duration)}
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
 	public void setLease(Duration lease) {
-		this.lease = lease;
+		this.defaultLease = lease;
 	}
 
 	public boolean isMaskKeys() {
@@ -157,12 +194,41 @@ public class IdempotentProperties {
 		this.maskKeys = maskKeys;
 	}
 
-	public ReplyMode getReplies() {
-		return this.replies;
+	public ReplyMode getUnstoredReplies() {
+		return this.unstoredReplies;
 	}
 
+	public void setUnstoredReplies(ReplyMode unstoredReplies) {
+		this.unstoredReplies = unstoredReplies;
+	}
+
+	/**
+	 * Deprecated: {@code idempotent.unstored-replies}.
+	 * @return what to do with replies that cannot be stored
+	 * @deprecated use {@link #getUnstoredReplies()}
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
+	@DeprecatedConfigurationProperty(replacement = "idempotent.unstored-replies", reason = "Named for what it governs: replies that cannot be stored with their claim")
+	public ReplyMode getReplies() {
+		return this.unstoredReplies;
+	}
+
+	/**
+	 * Deprecated: {@code idempotent.unstored-replies}.
+	 * @param replies what to do with replies that cannot be stored
+	 * @deprecated use {@link #setUnstoredReplies(ReplyMode)}
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
 	public void setReplies(ReplyMode replies) {
-		this.replies = replies;
+		this.unstoredReplies = replies;
+	}
+
+	public String getDeadLetterSuffix() {
+		return this.deadLetterSuffix;
+	}
+
+	public void setDeadLetterSuffix(String deadLetterSuffix) {
+		this.deadLetterSuffix = deadLetterSuffix;
 	}
 
 	public @Nullable String getKeyMaskSecret() {
@@ -187,6 +253,16 @@ public class IdempotentProperties {
 		return this.jdbc;
 	}
 
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	/**
+	 * Deprecated: the settings moved to {@code idempotent.retry.*} and {@code idempotent.dead-letter-suffix}.
+	 * @return a view that reads and writes the new settings
+	 * @deprecated use {@link #getRetry()} and {@link #getDeadLetterSuffix()}
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
 	public ErrorHandling getErrorHandling() {
 		return this.errorHandling;
 	}
@@ -245,9 +321,10 @@ public class IdempotentProperties {
 	}
 
 	/**
-	 * The error handler the starter provides when the application defines no CommonErrorHandler.
+	 * Retries: of a claim's transaction on the consumer thread, and of a failed record by the starter's error handler
+	 * (or one built with IdempotentErrorHandlers) before it is dead-lettered.
 	 */
-	public static class ErrorHandling {
+	public static class Retry {
 
 		/**
 		 * Retries of a failed record before it is dead-lettered. Records with a bad key are never retried.
@@ -255,21 +332,22 @@ public class IdempotentProperties {
 		private long maxRetries = 3;
 
 		/**
-		 * Pause between retries of a failed record.
+		 * Pause between retries of a failed record; also the first pause of the retries of a transient failure.
 		 */
-		private Duration retryInterval = Duration.ofMillis(500);
+		private Duration interval = Duration.ofMillis(500);
 
 		/**
 		 * Longest pause between retries of a record that failed for a transient reason (the database down or
 		 * restarting, a lock or lease held elsewhere). Such records are retried until they pass, never
-		 * dead-lettered; pauses start at retry-interval and double up to this.
+		 * dead-lettered; pauses start at the interval and double up to this.
 		 */
 		private Duration transientMaxInterval = Duration.ofSeconds(10);
 
 		/**
-		 * Suffix of the dead-letter topic: a record from topic 'orders' goes to 'orders' + suffix.
+		 * Retries of a claim's transaction on the consumer thread, before the error handler sees the record, after
+		 * the claim hit a deadlock or lock-wait timeout or the database rolled the transaction back for a conflict.
 		 */
-		private String deadLetterSuffix = ".DLT";
+		private int transactionRetries = TransactionalClaimExecutor.DEFAULT_MAX_TRANSIENT_RETRIES;
 
 		public long getMaxRetries() {
 			return this.maxRetries;
@@ -279,12 +357,12 @@ public class IdempotentProperties {
 			this.maxRetries = maxRetries;
 		}
 
-		public Duration getRetryInterval() {
-			return this.retryInterval;
+		public Duration getInterval() {
+			return this.interval;
 		}
 
-		public void setRetryInterval(Duration retryInterval) {
-			this.retryInterval = retryInterval;
+		public void setInterval(Duration interval) {
+			this.interval = interval;
 		}
 
 		public Duration getTransientMaxInterval() {
@@ -295,12 +373,59 @@ public class IdempotentProperties {
 			this.transientMaxInterval = transientMaxInterval;
 		}
 
+		public int getTransactionRetries() {
+			return this.transactionRetries;
+		}
+
+		public void setTransactionRetries(int transactionRetries) {
+			this.transactionRetries = transactionRetries;
+		}
+
+	}
+
+	/**
+	 * Deprecated names of the retry settings ({@code idempotent.error-handling.*}): each reads and writes its
+	 * replacement.
+	 *
+	 * @deprecated use {@link Retry} and {@link IdempotentProperties#getDeadLetterSuffix()}
+	 */
+	@Deprecated(since = "0.1.0", forRemoval = true)
+	public class ErrorHandling {
+
+		@DeprecatedConfigurationProperty(replacement = "idempotent.retry.max-retries", reason = "Grouped with the other retry settings")
+		public long getMaxRetries() {
+			return IdempotentProperties.this.retry.getMaxRetries();
+		}
+
+		public void setMaxRetries(long maxRetries) {
+			IdempotentProperties.this.retry.setMaxRetries(maxRetries);
+		}
+
+		@DeprecatedConfigurationProperty(replacement = "idempotent.retry.interval", reason = "Grouped with the other retry settings")
+		public Duration getRetryInterval() {
+			return IdempotentProperties.this.retry.getInterval();
+		}
+
+		public void setRetryInterval(Duration retryInterval) {
+			IdempotentProperties.this.retry.setInterval(retryInterval);
+		}
+
+		@DeprecatedConfigurationProperty(replacement = "idempotent.retry.transient-max-interval", reason = "Grouped with the other retry settings")
+		public Duration getTransientMaxInterval() {
+			return IdempotentProperties.this.retry.getTransientMaxInterval();
+		}
+
+		public void setTransientMaxInterval(Duration transientMaxInterval) {
+			IdempotentProperties.this.retry.setTransientMaxInterval(transientMaxInterval);
+		}
+
+		@DeprecatedConfigurationProperty(replacement = "idempotent.dead-letter-suffix", reason = "Not a retry setting")
 		public String getDeadLetterSuffix() {
-			return this.deadLetterSuffix;
+			return IdempotentProperties.this.deadLetterSuffix;
 		}
 
 		public void setDeadLetterSuffix(String deadLetterSuffix) {
-			this.deadLetterSuffix = deadLetterSuffix;
+			IdempotentProperties.this.deadLetterSuffix = deadLetterSuffix;
 		}
 
 	}

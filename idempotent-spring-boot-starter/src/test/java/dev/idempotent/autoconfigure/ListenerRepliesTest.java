@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Return values and replies at startup: a hit does not call the method, so a
- * {@code @SendTo} method whose reply cannot be stored with its claim is refused unless {@code idempotent.replies=warn}
+ * {@code @SendTo} method whose reply cannot be stored with its claim is refused unless {@code idempotent.unstored-replies=warn}
  * (naming why), one whose reply is stored starts, and any other method returning a value gets one WARN.
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -52,7 +52,7 @@ class ListenerRepliesTest {
 					+ ".onRequest(java.lang.String) replies (@SendTo), but its reply cannot be stored with its claim"
 					+ " (its outputs are not captured)")
 			.hasMessageContaining("a redelivered request that is a hit gets no reply")
-			.hasMessageContaining("idempotent.replies=warn"));
+			.hasMessageContaining("idempotent.unstored-replies=warn"));
 	}
 
 	@Test
@@ -118,11 +118,11 @@ class ListenerRepliesTest {
 
 	@Test
 	void aMethodThatRepliesStartsWithOneWarningWhenAccepted(CapturedOutput output) {
-		this.runner.withBean(Replying.class).withPropertyValues("idempotent.replies=warn").run((context) -> {
+		this.runner.withBean(Replying.class).withPropertyValues("idempotent.unstored-replies=warn").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).containsOnlyOnce(Replying.class.getName() + ".onRequest(java.lang.String) replies"
 					+ " (@SendTo), but its reply cannot be stored with its claim");
-			assertThat(output).contains("Accepted by idempotent.replies=warn");
+			assertThat(output).contains("Accepted by idempotent.unstored-replies=warn");
 		});
 	}
 
@@ -145,13 +145,13 @@ class ListenerRepliesTest {
 		this.runner.withBean(ReturningMessage.class).run((context) -> assertThat(context).getFailure()
 			.hasMessageContaining(ReturningMessage.class.getName() + ".onEvent(java.lang.String) returns a Message,"
 					+ " which spring-kafka publishes")
-			.hasMessageContaining("idempotent.replies=warn"));
+			.hasMessageContaining("idempotent.unstored-replies=warn"));
 		this.capturing.withBean(ReturningMessage.class).run((context) -> assertThat(context).getFailure()
 			.hasMessageContaining("(it is declared to return a Message)"));
-		this.runner.withBean(ReturningMessage.class).withPropertyValues("idempotent.replies=warn").run((context) -> {
+		this.runner.withBean(ReturningMessage.class).withPropertyValues("idempotent.unstored-replies=warn").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).contains(ReturningMessage.class.getName() + ".onEvent(java.lang.String) returns a Message")
-				.contains("Accepted by idempotent.replies=warn");
+				.contains("Accepted by idempotent.unstored-replies=warn");
 		});
 	}
 

@@ -41,7 +41,7 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(classes = { ItApplication.class, AbstractDatabaseOutageIT.Listeners.class },
 		properties = { "spring.datasource.hikari.connection-timeout=1000", "spring.datasource.hikari.validation-timeout=500",
-				"spring.datasource.hikari.maximum-pool-size=4", "idempotent.error-handling.transient-max-interval=500ms" })
+				"spring.datasource.hikari.maximum-pool-size=4", "idempotent.retry.transient-max-interval=500ms" })
 @EmbeddedKafka(partitions = 1, topics = AbstractDatabaseOutageIT.TOPIC)
 abstract class AbstractDatabaseOutageIT {
 

@@ -40,8 +40,8 @@ import static org.awaitility.Awaitility.await;
 @EmbeddedKafka(partitions = 1, topics = { AbstractHandBuiltContainerFactoryIT.SINGLE,
 		AbstractHandBuiltContainerFactoryIT.SINGLE + ".DLT", AbstractHandBuiltContainerFactoryIT.BATCH,
 		AbstractHandBuiltContainerFactoryIT.BATCH + ".DLT" })
-@TestPropertySource(properties = { "idempotent.error-handling.max-retries=2",
-		"idempotent.error-handling.retry-interval=50ms" })
+@TestPropertySource(properties = { "idempotent.retry.max-retries=2",
+		"idempotent.retry.interval=50ms" })
 abstract class AbstractHandBuiltContainerFactoryIT {
 
 	static final String SINGLE = "hand-built.single";

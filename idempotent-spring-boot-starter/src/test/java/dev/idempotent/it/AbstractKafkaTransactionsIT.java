@@ -73,8 +73,8 @@ import static org.awaitility.Awaitility.await;
 				AbstractKafkaTransactionsIT.CLAIM, AbstractKafkaTransactionsIT.CLAIM_SYNC, AbstractKafkaTransactionsIT.OUT },
 		brokerProperties = { "transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1" })
 @TestPropertySource(properties = { "spring.kafka.producer.transaction-id-prefix=it-tx-",
-		"idempotent.error-handling.max-retries=2", "idempotent.error-handling.retry-interval=50ms",
-		"idempotent.error-handling.transient-max-interval=100ms" })
+		"idempotent.retry.max-retries=2", "idempotent.retry.interval=50ms",
+		"idempotent.retry.transient-max-interval=100ms" })
 abstract class AbstractKafkaTransactionsIT {
 
 	static final String BOOT = "ktx.boot";

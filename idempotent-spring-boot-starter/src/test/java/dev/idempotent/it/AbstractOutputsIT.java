@@ -64,8 +64,8 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = { ItApplication.class, AbstractOutputsIT.Listeners.class },
 		properties = { "idempotent.outputs.max-bytes=" + AbstractOutputsIT.MAX_BYTES + "B",
 				"idempotent.outputs.replay-buffer=" + AbstractOutputsIT.REPLAY_BUFFER + "B",
-				"spring.kafka.producer.properties.max.block.ms=3000", "idempotent.error-handling.max-retries=1",
-				"idempotent.error-handling.retry-interval=50ms", "idempotent.producer.add-key-header=true" })
+				"spring.kafka.producer.properties.max.block.ms=3000", "idempotent.retry.max-retries=1",
+				"idempotent.retry.interval=50ms", "idempotent.producer.add-key-header=true" })
 @EmbeddedKafka(partitions = 1, topics = { AbstractOutputsIT.IN, AbstractOutputsIT.LEASED_IN, AbstractOutputsIT.OPTED_OUT_IN,
 		AbstractOutputsIT.GROUP_IN, AbstractOutputsIT.OUT, AbstractOutputsIT.IN + ".DLT", AbstractOutputsIT.BATCH_IN,
 		AbstractOutputsIT.MANY_IN, AbstractOutputsIT.SAME_IN })

@@ -60,7 +60,7 @@ abstract class AbstractSharedGroupScopesIT {
 			.withPropertyValues(database().properties().toArray(String[]::new))
 			.withPropertyValues("spring.kafka.consumer.auto-offset-reset=earliest", "spring.flyway.enabled=false",
 					"idempotent.table-name=" + TABLE, "idempotent.jdbc.initialize-schema=always",
-					"idempotent.error-handling.retry-interval=50ms", "idempotent.error-handling.max-retries=0",
+					"idempotent.retry.interval=50ms", "idempotent.retry.max-retries=0",
 					"spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(), "it.group=" + group);
 	}
 

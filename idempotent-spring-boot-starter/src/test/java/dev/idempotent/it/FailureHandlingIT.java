@@ -51,7 +51,7 @@ import static org.awaitility.Awaitility.await;
  * going down mid-stream stalls the partition until it is back, and nothing takes effect twice or is lost.
  */
 @SpringBootTest(classes = { ItApplication.class, FailureHandlingIT.Listeners.class },
-		properties = { "idempotent.error-handling.max-retries=3", "idempotent.error-handling.transient-max-interval=1s",
+		properties = { "idempotent.retry.max-retries=3", "idempotent.retry.transient-max-interval=1s",
 				"spring.datasource.hikari.connection-timeout=1000", "spring.datasource.hikari.validation-timeout=500" })
 @EmbeddedKafka(partitions = 1, topics = { FailureHandlingIT.POISON, FailureHandlingIT.POISON + ".DLT",
 		FailureHandlingIT.COMMIT, FailureHandlingIT.COMMIT + ".DLT", FailureHandlingIT.RESTART,

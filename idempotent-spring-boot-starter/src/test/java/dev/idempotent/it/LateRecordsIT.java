@@ -59,7 +59,7 @@ class LateRecordsIT {
 		.withPropertyValues(ItDatabase.MARIADB.properties().toArray(String[]::new))
 		.withPropertyValues("spring.kafka.consumer.auto-offset-reset=earliest", "spring.flyway.enabled=false",
 				"idempotent.table-name=" + TABLE, "idempotent.jdbc.initialize-schema=always",
-				"idempotent.error-handling.retry-interval=100ms", "idempotent.retention.enabled=true",
+				"idempotent.retry.interval=100ms", "idempotent.retention.enabled=true",
 				"idempotent.retention.period=1h", "idempotent.retention.initial-delay=1h");
 
 	@AfterEach

@@ -35,7 +35,7 @@ import static org.awaitility.Awaitility.await;
  * the gateway sees the same key again (at least once, never with another key).
  */
 @SpringBootTest(classes = { ItApplication.class, LeasedModeIT.Listeners.class },
-		properties = { "it.topic=" + LeasedModeIT.TOPIC, "it.lease=2s", "idempotent.error-handling.transient-max-interval=500ms" })
+		properties = { "it.topic=" + LeasedModeIT.TOPIC, "it.lease=2s", "idempotent.retry.transient-max-interval=500ms" })
 @EmbeddedKafka(partitions = 1, topics = { LeasedModeIT.TOPIC, LeasedModeIT.TOPIC + ".DLT", LeasedModeIT.CRASH_TOPIC })
 class LeasedModeIT {
 

@@ -32,8 +32,8 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = { ItApplication.class, PostgreSqlSwallowedStatementIT.Listeners.class })
 @EmbeddedKafka(partitions = 1, topics = { PostgreSqlSwallowedStatementIT.TOPIC, PostgreSqlSwallowedStatementIT.TOPIC + ".DLT" })
 @PostgreSqlDataSource
-@TestPropertySource(properties = { "idempotent.error-handling.max-retries=1",
-		"idempotent.error-handling.retry-interval=50ms" })
+@TestPropertySource(properties = { "idempotent.retry.max-retries=1",
+		"idempotent.retry.interval=50ms" })
 class PostgreSqlSwallowedStatementIT {
 
 	static final String TOPIC = "swallowed.orders";

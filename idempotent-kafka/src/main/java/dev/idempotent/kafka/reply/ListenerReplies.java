@@ -45,7 +45,7 @@ import org.springframework.util.StringUtils;
  * <li>any other replying method (a batch listener, whose reply is not one request's; a declared {@code Message},
  * {@code Iterable}, interface or abstract return type; outputs not captured) gets no reply
  * for a hit, and a reply lost in a crash after the database commit is never sent again: refused
- * ({@link ReplyMode#REFUSE}, the default) or one WARN ({@code idempotent.replies=warn}). So is a method declared to
+ * ({@link ReplyMode#REFUSE}, the default) or one WARN ({@code idempotent.unstored-replies=warn}). So is a method declared to
  * return a {@code Message} without {@code @SendTo}, which spring-kafka publishes through the reply template;</li>
  * <li>any other method that returns a value gets one WARN (without {@code @SendTo} spring-kafka sends nothing from
  * it, but whatever else reads the value gets {@code null} for a hit).</li>
@@ -127,9 +127,9 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 			if (this.mode == ReplyMode.REFUSE) {
 				throw new IllegalStateException(message + " Return a payload from a single-record listener (or send"
 						+ " the reply from the method with a KafkaTemplate), or accept this with"
-						+ " idempotent.replies=warn.");
+						+ " idempotent.unstored-replies=warn.");
 			}
-			logger.warn(message + " Accepted by idempotent.replies=warn.");
+			logger.warn(message + " Accepted by idempotent.unstored-replies=warn.");
 		}
 	}
 

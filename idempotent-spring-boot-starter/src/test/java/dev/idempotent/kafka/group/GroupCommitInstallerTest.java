@@ -163,12 +163,12 @@ class GroupCommitInstallerTest {
 
 	@Test
 	void aMethodThatReturnsAValueIsRefusedWhenItAsksAndRunsRecordByRecordUnderTheDefault() {
-		// with idempotent.replies=warn a returned Message is accepted record by record; a group would lose every one
+		// with idempotent.unstored-replies=warn a returned Message is accepted record by record; a group would lose every one
 		this.runner.withUserConfiguration(EnabledReturning.class)
 			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
 				.hasMessageContaining("cannot use group commit: it returns a value"));
 		this.runner.withUserConfiguration(DefaultReturning.class)
-			.withPropertyValues("idempotent.group-commit.enabled=true", "idempotent.replies=warn")
+			.withPropertyValues("idempotent.group-commit.enabled=true", "idempotent.unstored-replies=warn")
 			.run((context) -> assertThat(listenerOf(context.getBean(KafkaListenerEndpointRegistry.class),
 					"default-returning"))
 				.isNotInstanceOf(GroupCommitListener.class));
