@@ -3,17 +3,15 @@ package dev.idempotent.it;
 import java.util.UUID;
 
 import dev.idempotent.claim.TransactionalClaimExecutor;
-import dev.idempotent.kafka.IdempotentListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -53,6 +51,7 @@ class LibraryOffIT {
 	@DynamicPropertySource
 	static void group(DynamicPropertyRegistry registry) {
 		registry.add("it.group", () -> GROUP);
+		registry.add("it.topic", () -> TOPIC);
 	}
 
 	@Test
@@ -73,24 +72,8 @@ class LibraryOffIT {
 	static class Listeners {
 
 		@Bean
-		PaymentListener offPaymentListener(ItLedger ledger) {
-			return new PaymentListener(ledger);
-		}
-
-	}
-
-	static class PaymentListener {
-
-		private final ItLedger ledger;
-
-		PaymentListener(ItLedger ledger) {
-			this.ledger = ledger;
-		}
-
-		@KafkaListener(topics = TOPIC, groupId = "${it.group}")
-		@IdempotentListener
-		public void onPayment(ConsumerRecord<String, String> record) {
-			this.ledger.credit(GROUP, record.key(), record.value());
+		HeaderKeyedListener paymentListener(ItLedger ledger, @Value("${it.group}") String group) {
+			return new HeaderKeyedListener(ledger, group);
 		}
 
 	}

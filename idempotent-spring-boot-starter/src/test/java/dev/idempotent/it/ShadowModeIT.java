@@ -4,17 +4,15 @@ import java.util.UUID;
 
 import ch.qos.logback.classic.Level;
 import dev.idempotent.claim.HitLog;
-import dev.idempotent.kafka.IdempotentListener;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -51,6 +49,7 @@ class ShadowModeIT {
 	@DynamicPropertySource
 	static void group(DynamicPropertyRegistry registry) {
 		registry.add("it.group", () -> GROUP);
+		registry.add("it.topic", () -> TOPIC);
 	}
 
 	@Test
@@ -77,24 +76,8 @@ class ShadowModeIT {
 	static class Listeners {
 
 		@Bean
-		PaymentListener shadowPaymentListener(ItLedger ledger) {
-			return new PaymentListener(ledger);
-		}
-
-	}
-
-	static class PaymentListener {
-
-		private final ItLedger ledger;
-
-		PaymentListener(ItLedger ledger) {
-			this.ledger = ledger;
-		}
-
-		@KafkaListener(topics = TOPIC, groupId = "${it.group}")
-		@IdempotentListener
-		public void onPayment(ConsumerRecord<String, String> record) {
-			this.ledger.credit(GROUP, record.key(), record.value());
+		HeaderKeyedListener paymentListener(ItLedger ledger, @Value("${it.group}") String group) {
+			return new HeaderKeyedListener(ledger, group);
 		}
 
 	}
