@@ -142,12 +142,11 @@ public class LeasedClaimExecutor {
 		LeaseResult result = claim(request, lease);
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
 		if (result instanceof LeaseResult.Done done) {
+			// in shadow mode the work runs first: a hit is counted once, when its work succeeded, as a claim is
+			T value = this.shadow ? IdempotencyContext.runBound(request, work) : null;
 			this.listener.onHit(request, done.hit(), latency);
 			this.hitLog.log(request, done.hit(), this.shadow);
-			if (this.shadow) {
-				return new ClaimOutcome.Processed<>(IdempotencyContext.runBound(request, work), false);
-			}
-			return new ClaimOutcome.Skipped<>(done.hit());
+			return this.shadow ? new ClaimOutcome.Processed<>(value, false) : new ClaimOutcome.Skipped<>(done.hit());
 		}
 		if (result instanceof LeaseResult.Held held) {
 			throw new ClaimInProgressException(request, held.leaseUntil());

@@ -155,8 +155,8 @@ public class TransactionalClaimExecutor {
 	/**
 	 * Turn shadow mode on or off, for a rollout: in shadow mode every key is claimed as usual, and a hit is counted
 	 * and logged as usual (its log line ends in {@code processed (shadow mode)}), but the work runs anyway, in the
-	 * same transaction, as it would without the library; the fast path is not asked. The claimed rows are what
-	 * skipping will rely on once shadow mode is off. Call before the executor is used.
+	 * same transaction, as it would without the library; the fast path is neither asked nor told. The claimed rows
+	 * are what skipping will rely on once shadow mode is off. Call before the executor is used.
 	 * @param shadow whether hits run the work instead of skipping it; {@code false} by default
 	 * @since 0.1.0
 	 */
@@ -414,7 +414,9 @@ public class TransactionalClaimExecutor {
 		long start = System.nanoTime();
 		ClaimResult result = this.store.claim(request);
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
-		this.fastPath.rememberAfterCommit(request, result);
+		if (!this.shadow) {
+			this.fastPath.rememberAfterCommit(request, result);
+		}
 		boolean reclaimed = false;
 		if (result instanceof ClaimResult.Hit hit) {
 			outcomes.onCommit(() -> hit(request, hit, latency));
@@ -472,7 +474,9 @@ public class TransactionalClaimExecutor {
 				(this.shadow ? claimed : hits).add(i);
 				continue;
 			}
-			this.fastPath.rememberAfterCommit(request, result);
+			if (!this.shadow) {
+				this.fastPath.rememberAfterCommit(request, result);
+			}
 			if (result instanceof ClaimResult.Hit hit) {
 				outcomes.onCommit(() -> hit(request, hit, latency));
 				(this.shadow ? claimed : hits).add(i);

@@ -21,6 +21,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Shadow mode on a real claim store (H2): every key is claimed, a hit is counted and logged as one, and the work runs
@@ -107,6 +108,22 @@ class ShadowModeTest {
 		assertThat(this.listener.hits).hasValue(1);
 		assertThat(status("sms-1")).as("still done, as the first run left it").isEqualTo(status);
 		assertThat(status).isEqualTo(String.valueOf(ClaimStatus.SUCCEEDED.code()));
+	}
+
+	@Test
+	void aLeasedHitWhoseWorkFailsCountsNothing() throws Throwable {
+		LeasedClaimExecutor leased = new LeasedClaimExecutor(
+				new JdbcLeasedClaimStore(this.h2, this.table, SqlDialect.H2, Clock.systemUTC()), this.transactionManager,
+				this.listener, 5);
+		leased.setShadow(true);
+		ClaimRequest request = new ClaimRequest("shadow", "sms-2", null);
+		leased.execute(request, Duration.ofMinutes(1), () -> this.ran.add("sent"));
+
+		assertThatThrownBy(() -> leased.execute(request, Duration.ofMinutes(1), () -> {
+			throw new IllegalStateException("the gateway is down");
+		})).hasMessage("the gateway is down");
+
+		assertThat(this.listener.hits).as("counted once its work succeeds, as a claim is").hasValue(0);
 	}
 
 	private TransactionalClaimExecutor executor(boolean shadow) {

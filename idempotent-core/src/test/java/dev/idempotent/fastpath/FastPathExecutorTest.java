@@ -82,18 +82,22 @@ class FastPathExecutorTest {
 	}
 
 	@Test
-	void inShadowModeAKeyTheFastPathKnowsIsClaimedInTheDatabaseAndItsWorkRuns() throws Throwable {
+	void inShadowModeTheFastPathIsNeitherAskedNorTold() throws Throwable {
 		this.executor.execute(request("order-s", 1), () -> "credited");
 		assertThat(this.fastPath.knowsKey("fast", "order-s")).isTrue();
 		TransactionalClaimExecutor shadow = executor(Duration.ofSeconds(30));
 		shadow.setShadow(true);
+		int remembered = this.fastPath.remembered.size();
 
 		ClaimOutcome<String> outcome = shadow.execute(request("order-s", 2), () -> "credited again");
+		shadow.execute(request("order-t", 1), () -> "credited");
 
 		assertThat(shadow.hasFastPath()).as("not asked in shadow mode").isFalse();
 		assertThat(outcome).isEqualTo(new ClaimOutcome.Processed<>("credited again", false));
 		assertThat(this.fastPathHits).hasValue(0);
 		assertThat(this.claims.hits).as("the database's hit, counted").hasValue(1);
+		assertThat(this.fastPath.remembered).as("nor told: a key whose outputs were stored before must stay out of it")
+			.hasSize(remembered);
 	}
 
 	@Test

@@ -57,6 +57,8 @@ public final class ClaimOutputs {
 
 	private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
+	private volatile boolean shadow;
+
 	/**
 	 * Create the outputs.
 	 * @param store where outputs are stored
@@ -89,6 +91,16 @@ public final class ClaimOutputs {
 		this.replay = SingletonSupplier.of(() -> this.replays.computeIfAbsent(producerFactory.get(), OutputReplay::new));
 		this.factories = factories;
 		this.meters = meters;
+	}
+
+	/**
+	 * Turn shadow mode on or off: in shadow mode nothing is captured (every duplicate runs its method, which sends
+	 * as without the library), while what was stored before stays readable. Call before the outputs are used.
+	 * @param shadow whether shadow mode is on; {@code false} by default
+	 * @since 0.1.0
+	 */
+	public void setShadow(boolean shadow) {
+		this.shadow = shadow;
 	}
 
 	/**
@@ -126,6 +138,17 @@ public final class ClaimOutputs {
 	 * @return whether they are, the global switch considered
 	 */
 	public boolean captures(boolean listenerCaptures) {
+		return capturesOutsideShadowMode(listenerCaptures) && !this.shadow;
+	}
+
+	/**
+	 * Tell whether a listener's outputs are captured once shadow mode is off, for the startup checks that hold for
+	 * that deployment.
+	 * @param listenerCaptures what the listener's annotation says
+	 * @return whether they are, the global switch considered, shadow mode not
+	 * @since 0.1.0
+	 */
+	public boolean capturesOutsideShadowMode(boolean listenerCaptures) {
 		return listenerCaptures && this.settings.enabled();
 	}
 
@@ -279,7 +302,8 @@ public final class ClaimOutputs {
 
 	/**
 	 * Tell which of several keys of one scope have stored outputs (their hits must reach the database, see
-	 * {@link dev.idempotent.fastpath.DatabaseOnlyHits}); none when outputs are off.
+	 * {@link dev.idempotent.fastpath.DatabaseOnlyHits}); none when outputs are off. In shadow mode too, since outputs
+	 * stored before it stay there.
 	 * @param scope the claims' scope, never {@code null}
 	 * @param keys the claims' idempotency keys, never {@code null}
 	 * @return those of {@code keys} with stored outputs, never {@code null}
@@ -303,7 +327,7 @@ public final class ClaimOutputs {
 	}
 
 	void warnUncaptured(String listener, String topic) {
-		if (this.warned.add(listener)) {
+		if (!this.shadow && this.warned.add(listener)) {
 			logger.warn("@IdempotentListener method {} sent a record to {} while its outputs are not captured"
 					+ " ({}): a crash after its claim committed and before the record was delivered loses the record,"
 					+ " and a redelivery that is an idempotent hit does not send it again. Turn capture on"

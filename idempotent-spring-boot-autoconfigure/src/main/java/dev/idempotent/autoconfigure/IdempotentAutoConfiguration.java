@@ -267,7 +267,7 @@ public class IdempotentAutoConfiguration {
 	@Bean
 	ListenerReplies idempotentListenerReplies(ObjectProvider<ListenerMethods> methods, IdempotentProperties properties,
 			BeanFactory beanFactory, ObjectProvider<ClaimOutputs> outputs, ObjectProvider<Replies> replies) {
-		return new ListenerReplies(methods::getObject, properties.isShadow() ? null : properties.getUnstoredReplies(),
+		return new ListenerReplies(methods::getObject, properties.getUnstoredReplies(), properties.isShadow(),
 				beanFactory, outputs::getIfAvailable, replies::getIfAvailable);
 	}
 

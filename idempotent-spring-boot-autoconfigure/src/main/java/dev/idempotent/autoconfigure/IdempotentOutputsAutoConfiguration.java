@@ -69,11 +69,13 @@ public class IdempotentOutputsAutoConfiguration {
 	ClaimOutputs idempotentClaimOutputs(OutputStore store, IdempotentProperties properties,
 			IdempotentOutputsProperties outputs, ObjectProvider<ProducerFactory<Object, Object>> factories,
 			ProducerCaptureInstaller installer, ObjectProvider<OutputMeters> meters) {
-		OutputSettings settings = new OutputSettings(outputs.isEnabled() && !properties.isShadow(), maxBytes(outputs), outputs.getMaxCount(),
+		OutputSettings settings = new OutputSettings(outputs.isEnabled(), maxBytes(outputs), outputs.getMaxCount(),
 				outputs.getAckTimeout(), properties.getKeyHeader(), outputs.getReplayBuffer().toBytes());
-		return new ClaimOutputs(store, settings, replayFactory(factories, installer),
+		ClaimOutputs claimOutputs = new ClaimOutputs(store, settings, replayFactory(factories, installer),
 				(name) -> (ProducerFactory<Object, Object>) installer.named(name),
 				meters.getIfAvailable(() -> OutputMeters.NONE));
+		claimOutputs.setShadow(properties.isShadow());
+		return claimOutputs;
 	}
 
 	@Bean

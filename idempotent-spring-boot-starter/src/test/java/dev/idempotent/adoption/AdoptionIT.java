@@ -40,7 +40,8 @@ import static org.awaitility.Awaitility.await;
  * container factory and error handler (built with {@code IdempotentErrorHandlers}), and starts with
  * {@code idempotent.jdbc.initialize-schema=never}. Then a replay of the record processed before the rollout is a hit,
  * a re-sent order is credited once, and a failing record reaches the service's own dead-letter topic with the key
- * headers and is marked FAILED; nothing warns about the error handler.
+ * headers and is marked FAILED; nothing warns about the error handler. Rolled back with
+ * {@code idempotent.enabled=false}, the same service starts and processes every record.
  */
 @EmbeddedKafka(partitions = 1, topics = { "payments", "ledger.failed-payments" })
 @ExtendWith(OutputCaptureExtension.class)
@@ -78,12 +79,7 @@ class AdoptionIT {
 			.migrate();
 		jdbc.update("INSERT INTO ledger_entry (order_id, amount) VALUES (?, 10.00)", run + "-old");
 
-		try (ConfigurableApplicationContext service = new SpringApplicationBuilder(LedgerService.class).run(
-						"--spring.datasource.url=" + connection.url(), "--spring.datasource.username=" + connection.user(),
-						"--spring.datasource.password=" + connection.password(),
-						"--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
-						"--spring.config.additional-location=classpath:adoption/application.yml",
-						"--spring.flyway.locations=" + migrations, "--spring.flyway.table=ledger_schema_history");
+		try (ConfigurableApplicationContext service = start(broker, connection, migrations);
 				KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
 				KafkaConsumer<String, String> deadLetters = deadLetterConsumer(broker, run)) {
 			kafka.send("payments", run + "-old", "10.00");
@@ -105,6 +101,26 @@ class AdoptionIT {
 				.contains("now at version v3")
 				.doesNotContain("built without IdempotentErrorHandlers");
 		}
+
+		// rolled back: the library off, the service's error handler falls back to a plain one, every record processed
+		try (ConfigurableApplicationContext service = start(broker, connection, migrations, "--idempotent.enabled=false");
+				KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString())) {
+			kafka.send("payments", run + "-1", "5.00");
+			await().atMost(KafkaTestSupport.timeout()).until(() -> credits(jdbc, run + "-1") == 2);
+			await().atMost(KafkaTestSupport.timeout()).until(() -> kafka.lag("ledger", "payments") == 0);
+		}
+	}
+
+	private static ConfigurableApplicationContext start(EmbeddedKafkaBroker broker, TestDatabases.Connection connection,
+			String migrations, String... more) {
+		List<String> arguments = new ArrayList<>(List.of("--spring.datasource.url=" + connection.url(),
+				"--spring.datasource.username=" + connection.user(),
+				"--spring.datasource.password=" + connection.password(),
+				"--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+				"--spring.config.additional-location=classpath:adoption/application.yml",
+				"--spring.flyway.locations=" + migrations, "--spring.flyway.table=ledger_schema_history"));
+		arguments.addAll(List.of(more));
+		return new SpringApplicationBuilder(LedgerService.class).run(arguments.toArray(String[]::new));
 	}
 
 	private static KafkaConsumer<String, String> deadLetterConsumer(EmbeddedKafkaBroker broker, String run) {

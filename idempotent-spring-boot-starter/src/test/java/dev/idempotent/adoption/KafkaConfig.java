@@ -3,6 +3,7 @@ package dev.idempotent.adoption;
 import dev.idempotent.kafka.error.IdempotentErrorHandlers;
 import org.apache.kafka.common.TopicPartition;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
@@ -17,10 +18,14 @@ import org.springframework.util.backoff.FixedBackOff;
 class KafkaConfig {
 
 	@Bean
-	DefaultErrorHandler errorHandler(IdempotentErrorHandlers handlers, KafkaTemplate<Object, Object> template) {
+	DefaultErrorHandler errorHandler(ObjectProvider<IdempotentErrorHandlers> idempotent,
+			KafkaTemplate<Object, Object> template) {
 		DeadLetterPublishingRecoverer deadLetters = new DeadLetterPublishingRecoverer(template,
 				(record, ex) -> new TopicPartition("ledger.failed-payments", -1));
-		return handlers.errorHandler(deadLetters, new FixedBackOff(200L, 2));
+		FixedBackOff backOff = new FixedBackOff(200L, 2);
+		IdempotentErrorHandlers handlers = idempotent.getIfAvailable(); // none with idempotent.enabled=false
+		return (handlers != null) ? handlers.errorHandler(deadLetters, backOff)
+				: new DefaultErrorHandler(deadLetters, backOff);
 	}
 
 	@Bean

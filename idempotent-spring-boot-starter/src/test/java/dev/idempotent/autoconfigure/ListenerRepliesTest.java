@@ -117,6 +117,26 @@ class ListenerRepliesTest {
 	}
 
 	@Test
+	void inShadowModeAReplyThatCannotBeStoredStartsWithAWarningOfTheRefusalToCome(CapturedOutput output) {
+		this.capturing.withBean(ReturningMessage.class).withPropertyValues("idempotent.shadow=true").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).containsOnlyOnce(ReturningMessage.class.getName() + ".onEvent(java.lang.String) returns a"
+					+ " Message")
+				.contains("it is refused at startup once idempotent.shadow is off");
+		});
+	}
+
+	@Test
+	void inShadowModeAReplyThatCanBeStoredIsNotStoredYet(CapturedOutput output) {
+		this.capturing.withBean(Replying.class).withPropertyValues("idempotent.shadow=true").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains(Replying.class.getName() + ".onRequest(java.lang.String) replies (@SendTo): in"
+					+ " shadow mode every request calls it")
+				.doesNotContain("its reply is stored with its claim, and");
+		});
+	}
+
+	@Test
 	void aMethodThatRepliesStartsWithOneWarningWhenAccepted(CapturedOutput output) {
 		this.runner.withBean(Replying.class).withPropertyValues("idempotent.unstored-replies=warn").run((context) -> {
 			assertThat(context).hasNotFailed();

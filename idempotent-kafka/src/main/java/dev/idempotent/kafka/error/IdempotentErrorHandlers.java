@@ -28,8 +28,9 @@ import org.springframework.util.backoff.BackOff;
  *     return handlers.errorHandler(new DeadLetterPublishingRecoverer(template), new FixedBackOff(1000L, 3));
  * }
  * </pre>
- * An application that must keep its own handler type wraps only its recoverer with {@link #recoverer}. A handler
- * must be a bean to be accepted on a container factory of an {@code @IdempotentListener}.
+ * An application that must keep its own handler type wraps only its recoverer with {@link #recoverer} (its own
+ * back-off then decides, a database outage included). A handler must be a bean to be accepted on a container factory
+ * of an {@code @IdempotentListener}.
  * <p>Thread-safe.
  *
  * @since 0.1.0
@@ -51,7 +52,11 @@ public final class IdempotentErrorHandlers {
 	/** The recoverers given the library's headers, so that a second wrap does not add them twice. */
 	private final Set<DeadLetterPublishingRecoverer> withHeaders = Collections.newSetFromMap(new IdentityHashMap<>());
 
-	private volatile boolean used;
+	/** The handlers and processors this builder built, to tell them at startup from ones built without it. */
+	private final Set<Object> built = Collections.newSetFromMap(new IdentityHashMap<>());
+
+	/** Whether the application wrapped a recoverer of its own, for a handler this builder did not build. */
+	private volatile boolean recoverersWrapped;
 
 	/**
 	 * Create the builder.
@@ -89,12 +94,12 @@ public final class IdempotentErrorHandlers {
 	 * @return a new handler; the application may configure it further (retry listeners, more not-retryable exceptions)
 	 */
 	public DefaultErrorHandler errorHandler(ConsumerRecordRecoverer recoverer, BackOff backOff) {
-		return handler(recoverer(recoverer), backOff);
+		return handler(wrap(recoverer), backOff);
 	}
 
 	private DefaultErrorHandler handler(ConsumerRecordRecoverer recoverer, BackOff backOff) {
-		return ErrorHandlerClassifier.classify(new TransientAwareErrorHandler(recoverer,
-				new TransientAwareBackOff(backOff, this.untilItPasses)));
+		return remember(ErrorHandlerClassifier.classify(new TransientAwareErrorHandler(recoverer,
+				new TransientAwareBackOff(backOff, this.untilItPasses))));
 	}
 
 	/**
@@ -121,13 +126,20 @@ public final class IdempotentErrorHandlers {
 	 */
 	public <K, V> DefaultAfterRollbackProcessor<K, V> afterRollbackProcessor(ConsumerRecordRecoverer recoverer,
 			BackOff backOff, KafkaOperations<?, ?> kafkaOperations) {
-		return processor(recoverer(recoverer), backOff, kafkaOperations);
+		return processor(wrap(recoverer), backOff, kafkaOperations);
 	}
 
 	private <K, V> DefaultAfterRollbackProcessor<K, V> processor(ConsumerRecordRecoverer recoverer, BackOff backOff,
 			KafkaOperations<?, ?> kafkaOperations) {
-		return ErrorHandlerClassifier.classify(new TransientAwareAfterRollbackProcessor<>(recoverer,
-				new TransientAwareBackOff(backOff, this.untilItPasses), kafkaOperations));
+		return remember(ErrorHandlerClassifier.classify(new TransientAwareAfterRollbackProcessor<>(recoverer,
+				new TransientAwareBackOff(backOff, this.untilItPasses), kafkaOperations)));
+	}
+
+	private <T> T remember(T handler) {
+		synchronized (this.built) {
+			this.built.add(handler);
+		}
+		return handler;
 	}
 
 	/**
@@ -137,7 +149,7 @@ public final class IdempotentErrorHandlers {
 	 * @return a new recoverer
 	 */
 	public ConsumerRecordRecoverer deadLetterRecoverer() {
-		this.used = true;
+		this.recoverersWrapped = true;
 		return deadLetters();
 	}
 
@@ -158,7 +170,11 @@ public final class IdempotentErrorHandlers {
 	 * @return the wrapped recoverer; {@code recoverer} itself if it is one this method returned
 	 */
 	public ConsumerRecordRecoverer recoverer(ConsumerRecordRecoverer recoverer) {
-		this.used = true;
+		this.recoverersWrapped = true;
+		return wrap(recoverer);
+	}
+
+	private ConsumerRecordRecoverer wrap(ConsumerRecordRecoverer recoverer) {
 		if (recoverer instanceof FailedClaimRecoverer) {
 			return recoverer;
 		}
@@ -173,12 +189,24 @@ public final class IdempotentErrorHandlers {
 	}
 
 	/**
-	 * Whether the application built anything with this builder (a handler, a processor or a recoverer), for the
-	 * startup check of an application's own error handler; what the starter builds for itself does not count.
-	 * @return whether any method that builds was called
+	 * Whether this builder built a handler or processor, for the startup check of the error handling of the
+	 * container factories.
+	 * @param handler a container factory's error handler or after-rollback processor
+	 * @return whether one of this builder's methods returned it
 	 */
-	public boolean used() {
-		return this.used;
+	public boolean built(Object handler) {
+		synchronized (this.built) {
+			return this.built.contains(handler);
+		}
+	}
+
+	/**
+	 * Whether the application wrapped a recoverer with {@link #recoverer} or took {@link #deadLetterRecoverer}, for
+	 * a handler of its own type that this builder could not build: the startup check then trusts it.
+	 * @return whether it did
+	 */
+	public boolean recoverersWrapped() {
+		return this.recoverersWrapped;
 	}
 
 }

@@ -23,7 +23,7 @@ final class GroupSize {
 	 */
 	GroupSize(int maxRecords, Duration maxWait) {
 		if (maxRecords < 1 || maxWait.isNegative() || maxWait.isZero()) {
-			throw new IllegalArgumentException("idempotent.group-commit: max-records must be 1 or more and max-wait"
+			throw new IllegalArgumentException("idempotent.group-commit: max-records must be 1 or more and target-duration"
 					+ " positive, not " + maxRecords + " and " + maxWait);
 		}
 		this.maxRecords = maxRecords;

@@ -60,8 +60,10 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 
 	private final Supplier<ListenerMethods> methods;
 
-	/** {@code null} in shadow mode, where every request calls its method and no reply is stored. */
-	private final @Nullable ReplyMode mode;
+	private final ReplyMode mode;
+
+	/** In shadow mode every request calls its method, whose reply spring-kafka sends; none is stored. */
+	private final boolean shadow;
 
 	private final BeanFactory beanFactory;
 
@@ -74,17 +76,19 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 	/**
 	 * Create the check.
 	 * @param methods the resolved listener methods
-	 * @param mode what to do with a method whose reply cannot be stored with its claim; {@code null} in shadow mode,
-	 * where no hit skips its method, every reply is sent by spring-kafka from the method's return value, and none is
-	 * stored
+	 * @param mode what to do with a method whose reply cannot be stored with its claim
+	 * @param shadow whether shadow mode is on: no hit skips its method, every reply is sent by spring-kafka from the
+	 * method's return value, none is stored, and what {@code mode} would refuse is logged at WARN instead, to be fixed
+	 * before shadow mode is turned off
 	 * @param beanFactory where the listeners' container factories are
 	 * @param outputs the outputs of claims, or a supplier of {@code null} when outputs are not captured at all
 	 * @param replies serializes replies, or a supplier of {@code null} when outputs are not captured at all
 	 */
-	public ListenerReplies(Supplier<ListenerMethods> methods, @Nullable ReplyMode mode, BeanFactory beanFactory,
+	public ListenerReplies(Supplier<ListenerMethods> methods, ReplyMode mode, boolean shadow, BeanFactory beanFactory,
 			Supplier<@Nullable ClaimOutputs> outputs, Supplier<@Nullable Replies> replies) {
 		this.methods = methods;
 		this.mode = mode;
+		this.shadow = shadow;
 		this.beanFactory = beanFactory;
 		this.outputs = outputs;
 		this.replies = replies;
@@ -97,9 +101,6 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
-		if (this.mode == null) {
-			return;
-		}
 		List<ListenerMethod> all = new ArrayList<>(this.methods.get().all());
 		all.sort(Comparator.comparing(ListenerMethod::toString));
 		for (ListenerMethod listener : all) {
@@ -114,6 +115,12 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 				continue;
 			}
 			String problem = sendsReplies(method) ? storeProblem(listener) : "it is declared to return a Message";
+			if (problem == null && this.shadow) {
+				logger.info("@IdempotentListener method {} replies (@SendTo): in shadow mode every request calls it and"
+						+ " spring-kafka sends its reply; once shadow mode is off its reply is stored with its claim",
+						listener);
+				continue;
+			}
 			if (problem == null) {
 				this.stored.put(method, reply(listener));
 				logger.info("@IdempotentListener method {} replies (@SendTo): its reply is stored with its claim, and"
@@ -124,6 +131,11 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 					+ " stored with its claim (" + problem + "): a hit does not call the method, so a redelivered"
 					+ " request that is a hit gets no reply, and a reply lost in a crash after the database commit is"
 					+ " never sent again.";
+			if (this.mode == ReplyMode.REFUSE && this.shadow) {
+				logger.warn(message + " Shadow mode starts it; it is refused at startup once idempotent.shadow is off:"
+						+ " fix it before then, or accept it with idempotent.unstored-replies=warn.");
+				continue;
+			}
 			if (this.mode == ReplyMode.REFUSE) {
 				throw new IllegalStateException(message + " Return a payload from a single-record listener (or send"
 						+ " the reply from the method with a KafkaTemplate), or accept this with"
@@ -146,7 +158,7 @@ public final class ListenerReplies implements SmartInitializingSingleton {
 	private @Nullable String storeProblem(ListenerMethod listener) {
 		Method method = listener.method();
 		ClaimOutputs outputs = this.outputs.get();
-		if (outputs == null || !outputs.captures(listener.capturesOutputs())) {
+		if (outputs == null || !outputs.capturesOutsideShadowMode(listener.capturesOutputs())) {
 			return "its outputs are not captured";
 		}
 		if (listener.endpoint().batch()) {

@@ -7,7 +7,6 @@ import java.util.function.Supplier;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.kafka.error.ErrorHandlerClassifier;
 import dev.idempotent.kafka.error.IdempotentErrorHandlers;
-import dev.idempotent.kafka.error.TransientAwareErrorHandler;
 import dev.idempotent.kafka.method.ListenerMethod;
 import dev.idempotent.kafka.method.ListenerMethods;
 import org.jspecify.annotations.Nullable;
@@ -186,25 +185,15 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 	}
 
 	private void warnIfBuiltWithoutTheStarter(String name, CommonErrorHandler handler) {
-		if (!isStarters(handler) && !handlersUsed()) {
-			logger.warn("Container factory '{}' uses the application's error handler ({}), built without"
-					+ " IdempotentErrorHandlers: a record it gives up on is not marked FAILED in the claim table and"
-					+ " carries no scope and key headers to the dead-letter topic, a bad key is retried, and a database"
-					+ " outage uses up its retries."
-					+ " Build it with handlers.errorHandler(yourRecoverer, yourBackOff); see docs/adopting.md,"
-					+ " 'Keep your error handler'.", name, handler.getClass().getName());
-		}
-	}
-
-	/** Whether the handler is the starter's own (a {@link TransientAwareErrorHandler} bean). */
-	private static boolean isStarters(CommonErrorHandler handler) {
-		return handler instanceof TransientAwareErrorHandler;
-	}
-
-	/** Whether the application built anything with the starter's {@link IdempotentErrorHandlers}. */
-	private boolean handlersUsed() {
 		IdempotentErrorHandlers handlers = this.beanFactory.getBeanProvider(IdempotentErrorHandlers.class).getIfUnique();
-		return handlers != null && handlers.used();
+		if (handlers != null && (handlers.built(handler) || handlers.recoverersWrapped())) {
+			return;
+		}
+		logger.warn("Container factory '{}' uses the application's error handler ({}), built without"
+				+ " IdempotentErrorHandlers: unless its recoverer is wrapped by it, a record it gives up on is not"
+				+ " marked FAILED in the claim table and carries no scope and key headers to the dead-letter topic, and"
+				+ " a database outage uses up its retries. Build it with handlers.errorHandler(yourRecoverer,"
+				+ " yourBackOff); see docs/adopting.md, 'Keep your error handler'.", name, handler.getClass().getName());
 	}
 
 	private void guardAfterRollbackProcessor(String name, AbstractKafkaListenerContainerFactory<?, ?, ?> factory,
