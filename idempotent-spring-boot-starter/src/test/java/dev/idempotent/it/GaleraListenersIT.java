@@ -64,6 +64,9 @@ class GaleraListenersIT {
 	/** Keys per partition; every fifth is one of the shared keys. */
 	private static final int RECORDS = 2_000;
 
+	/** Runs of one shape on the cluster at most, until one met an abort hidden by a bulk INSERT. */
+	private static final int MAX_RUNS = 3;
+
 	/** Outbox lines per record: the listener's bulk INSERT, long enough for an abort to land in it. */
 	private static final int LINES = 40;
 
@@ -87,10 +90,18 @@ class GaleraListenersIT {
 	@EnumSource(Shape.class)
 	void onGaleraEveryKeyTakesEffectOnceAndNoOffsetIsCommittedBeforeItsEffects(Shape shape) throws Exception {
 		GaleraCluster cluster = GaleraCluster.shared();
-		List<String> warnings = run(shape, List.of(cluster.url(0), cluster.url(1)), List.of(cluster.checkingDataSource(2),
-				cluster.checkingDataSource(0), cluster.checkingDataSource(1)));
-		assertThat(warnings).as("the run met aborts hidden by bulk INSERTs (else it proves nothing about them)")
-			.anyMatch((line) -> line.contains("without an error reaching the application"));
+		// the conflicts are timing: a run that met no abort hidden by a bulk INSERT proves nothing about them, so
+		// another run follows, each checked in full, until one met such an abort
+		List<String> warnings = List.of();
+		for (int runs = 0; runs < MAX_RUNS && !metHiddenAbort(warnings); runs++) {
+			warnings = run(shape, List.of(cluster.url(0), cluster.url(1)), List.of(cluster.checkingDataSource(2),
+					cluster.checkingDataSource(0), cluster.checkingDataSource(1)));
+		}
+		assertThat(metHiddenAbort(warnings)).as("one of " + MAX_RUNS + " runs met aborts hidden by bulk INSERTs").isTrue();
+	}
+
+	private static boolean metHiddenAbort(List<String> warnings) {
+		return warnings.stream().anyMatch((line) -> line.contains("without an error reaching the application"));
 	}
 
 	@ParameterizedTest
