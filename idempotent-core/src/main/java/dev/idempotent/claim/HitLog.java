@@ -41,21 +41,11 @@ public final class HitLog {
 
 	/**
 	 * Log a hit at INFO, with its {@link HitOrigin} ({@code origin=redelivery}: the same record read again;
-	 * {@code origin=resend}: another record with the key).
-	 * @param request the request that hit, never {@code null}
-	 * @param hit what the claim found, never {@code null}
-	 */
-	public void log(ClaimRequest request, ClaimResult.Hit hit) {
-		log(request, hit, false);
-	}
-
-	/**
-	 * Log a hit at INFO, as {@link #log(ClaimRequest, ClaimResult.Hit)}; in shadow mode the line ends in
-	 * {@code processed (shadow mode)} instead of {@code skipped}.
+	 * {@code origin=resend}: another record with the key); the line ends in {@code skipped}, or in shadow mode in
+	 * {@code processed (shadow mode)}.
 	 * @param request the request that hit, never {@code null}
 	 * @param hit what the claim found, never {@code null}
 	 * @param shadow whether the hit's work runs anyway (shadow mode)
-	 * @since 0.1.0
 	 */
 	public void log(ClaimRequest request, ClaimResult.Hit hit, boolean shadow) {
 		if (logger.isInfoEnabled()) {

@@ -414,10 +414,8 @@ public class TransactionalClaimExecutor {
 		long start = System.nanoTime();
 		ClaimResult result = this.store.claim(request);
 		Duration latency = Duration.ofNanos(System.nanoTime() - start);
-		if (!this.shadow) {
-			this.fastPath.rememberAfterCommit(request, result);
-		}
-		boolean reclaimed = false;
+		remember(request, result);
+		boolean reclaimed = (result instanceof ClaimResult.Claimed claimed) && claimed.reclaimed();
 		if (result instanceof ClaimResult.Hit hit) {
 			outcomes.onCommit(() -> hit(request, hit, latency));
 			if (!this.shadow) {
@@ -425,9 +423,7 @@ public class TransactionalClaimExecutor {
 			}
 		}
 		else {
-			reclaimed = ((ClaimResult.Claimed) result).reclaimed();
-			boolean taken = reclaimed;
-			outcomes.onCommit(() -> this.listener.onClaimed(request, taken, latency));
+			outcomes.onCommit(() -> this.listener.onClaimed(request, reclaimed, latency));
 		}
 		outcomes.checkpoint(this.store.checkpoint());
 		T value = IdempotencyContext.runBound(request, work);
@@ -474,9 +470,7 @@ public class TransactionalClaimExecutor {
 				(this.shadow ? claimed : hits).add(i);
 				continue;
 			}
-			if (!this.shadow) {
-				this.fastPath.rememberAfterCommit(request, result);
-			}
+			remember(request, result);
 			if (result instanceof ClaimResult.Hit hit) {
 				outcomes.onCommit(() -> hit(request, hit, latency));
 				(this.shadow ? claimed : hits).add(i);
@@ -493,6 +487,13 @@ public class TransactionalClaimExecutor {
 		outcomes.checkpoint(this.store.checkpoint());
 		T value = work.run(List.copyOf(claimed));
 		return new BatchOutcome<>(value, List.copyOf(claimed), List.copyOf(hits));
+	}
+
+	/** Tell the fast path what a claim found, once its transaction committed; in shadow mode it is not told. */
+	private void remember(ClaimRequest request, ClaimResult result) {
+		if (!this.shadow) {
+			this.fastPath.rememberAfterCommit(request, result);
+		}
 	}
 
 	/** Count and log a hit the fast path answered, and a payload conflict if the fingerprints differ. */

@@ -15,6 +15,11 @@ public class HeaderKeyedListener {
 
 	private final String group;
 
+	/**
+	 * Create the listener.
+	 * @param ledger where it credits
+	 * @param group the group it credits under, its consumer group's id
+	 */
 	public HeaderKeyedListener(ItLedger ledger, String group) {
 		this.ledger = ledger;
 		this.group = group;

@@ -167,7 +167,8 @@ public final class IdempotentErrorHandlers {
 	 * ({@link DeadLetterHeaders}, added to its own headers function), and once the recoverer has recovered a record,
 	 * its key is marked FAILED ({@link FailedClaimRecoverer}).
 	 * @param recoverer the application's recoverer
-	 * @return the wrapped recoverer; {@code recoverer} itself if it is one this method returned
+	 * @return the wrapped recoverer, never {@code null}; {@code recoverer} itself if it already is a
+	 * {@link FailedClaimRecoverer}
 	 */
 	public ConsumerRecordRecoverer recoverer(ConsumerRecordRecoverer recoverer) {
 		this.recoverersWrapped = true;
