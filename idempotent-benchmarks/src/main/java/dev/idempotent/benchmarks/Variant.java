@@ -15,6 +15,13 @@ enum Variant {
 
 	IDEMPOTENT_DRIVER("2c. = 2 with the driver settings", Variants.Idempotent.class, 0, true, true),
 
+	IDEMPOTENT_OFFSETS("2h. = 2, offsets stored in the claim's transaction (idempotent.offsets.enabled=true)",
+			Variants.Idempotent.class, 0, true, false, "--idempotent.offsets.enabled=true"),
+
+	IDEMPOTENT_GROUP_COMMIT_OFFSETS("2i. = 2b, offsets stored in the claims' transaction",
+			Variants.Idempotent.class, 0, true, false, "--idempotent.group-commit.enabled=true",
+			"--idempotent.offsets.enabled=true"),
+
 	IDEMPOTENT_GROUP_COMMIT_DRIVER("2d. = 2b with the driver settings", Variants.Idempotent.class, 0, true, true,
 			"--idempotent.group-commit.enabled=true"),
 
@@ -33,6 +40,9 @@ enum Variant {
 	IDEMPOTENT_BATCH_500("3b. @IdempotentListener, batches of 500", Variants.IdempotentBatch.class, 500, true),
 
 	IDEMPOTENT_BATCH_500_DRIVER("3c. = 3b with the driver settings", Variants.IdempotentBatch.class, 500, true, true),
+
+	IDEMPOTENT_BATCH_500_OFFSETS("3d. = 3b, offsets stored in the claims' transaction", Variants.IdempotentBatch.class,
+			500, true, false, "--idempotent.offsets.enabled=true"),
 
 	SELECT_THEN_INSERT("4. SELECT-then-INSERT in the transaction", Variants.SelectThenInsert.class, 0, false),
 

@@ -22,6 +22,8 @@ public class FailureRecorder {
 
 	private final TransactionRunner transaction;
 
+	private volatile ClaimOffsets offsets = ClaimOffsets.NONE;
+
 	/**
 	 * Create a recorder.
 	 * @param store the claim store
@@ -34,6 +36,16 @@ public class FailureRecorder {
 	}
 
 	/**
+	 * Set where the FAILED row's transaction stores the consumed offset of the dead-lettered delivery, which it settles.
+	 * Call before the recorder is used.
+	 * @param offsets the offsets, never {@code null}; {@link ClaimOffsets#NONE} by default
+	 * @since 0.1.0
+	 */
+	public void setOffsets(ClaimOffsets offsets) {
+		this.offsets = java.util.Objects.requireNonNull(offsets, "offsets must not be null");
+	}
+
+	/**
 	 * Record the failure.
 	 * @param request the request whose work failed
 	 * @param attempts how many times the delivery was attempted, 1 or more
@@ -42,10 +54,11 @@ public class FailureRecorder {
 	 */
 	public void record(ClaimRequest request, int attempts, Throwable error) {
 		String lastError = describe(error);
+		Runnable committed;
 		try {
-			this.transaction.run(() -> "recording " + request + " as FAILED", () -> {
+			committed = this.transaction.run(() -> "recording " + request + " as FAILED", () -> {
 				this.store.markFailed(request, attempts, lastError);
-				return null;
+				return this.offsets.store(java.util.Collections.singletonList(request.source()));
 			});
 		}
 		catch (RuntimeException | Error ex) {
@@ -54,6 +67,9 @@ public class FailureRecorder {
 		catch (Throwable ex) {
 			// markFailed throws no checked exception
 			throw new IllegalStateException(ex);
+		}
+		if (committed != null) {
+			committed.run();
 		}
 	}
 

@@ -54,6 +54,8 @@ public class LeasedClaimExecutor {
 
 	private volatile ClaimObserver observer = ClaimObserver.NO_OP;
 
+	private volatile ClaimOffsets offsets = ClaimOffsets.NONE;
+
 	private volatile boolean shadow;
 
 	/**
@@ -99,6 +101,17 @@ public class LeasedClaimExecutor {
 	 */
 	public void setShadow(boolean shadow) {
 		this.shadow = shadow;
+	}
+
+	/**
+	 * Set where the completion's transaction stores the consumed offset of the delivery it settles; the lease's
+	 * transaction checks that the stored offset did not move before the work runs. A hit (its claim's transaction
+	 * committed before the work could be skipped) stores nothing. Call before the executor is used.
+	 * @param offsets the offsets, never {@code null}; {@link ClaimOffsets#NONE} by default
+	 * @since 0.1.0
+	 */
+	public void setOffsets(ClaimOffsets offsets) {
+		this.offsets = java.util.Objects.requireNonNull(offsets, "offsets must not be null");
 	}
 
 	/**
@@ -170,14 +183,19 @@ public class LeasedClaimExecutor {
 			}
 			throw ex;
 		}
+		Runnable[] committed = new Runnable[1];
 		boolean completed = this.ownTransaction.run(() -> "the completion of " + request,
 				() -> {
 					boolean done = this.store.completeLease(request, acquired.attempt());
 					if (done) {
 						completion.run();
+						committed[0] = this.offsets.store(java.util.Collections.singletonList(request.source()));
 					}
 					return done;
 				});
+		if (committed[0] != null) {
+			committed[0].run();
+		}
 		if (!completed) {
 			logger.warn("Lease on scope={} key={} expired before the work finished and was taken over by another "
 					+ "consumer; the side effect may run again under the same key. Increase the lease.",
@@ -189,7 +207,14 @@ public class LeasedClaimExecutor {
 	private LeaseResult claim(ClaimRequest request, Duration lease) throws Throwable {
 		for (int retries = 0;; retries++) {
 			try {
-				return this.ownTransaction.run(request::toString, () -> this.store.claimLease(request, lease));
+				return this.ownTransaction.run(request::toString, () -> {
+					LeaseResult result = this.store.claimLease(request, lease);
+					if (result instanceof LeaseResult.Acquired) {
+						// the side effect runs before its offset is stored: not past deliveries the database lost
+						this.offsets.check(java.util.Collections.singletonList(request.source()));
+					}
+					return result;
+				});
 			}
 			catch (TransientClaimException ex) {
 				if (retries >= this.maxTransientRetries) {

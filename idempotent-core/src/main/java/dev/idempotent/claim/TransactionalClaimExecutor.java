@@ -95,6 +95,8 @@ public class TransactionalClaimExecutor {
 
 	private volatile boolean shadow;
 
+	private volatile ClaimOffsets offsets = ClaimOffsets.NONE;
+
 	/**
 	 * Create an executor.
 	 * @param store the claim store, working on the same database as {@code transactionManager}
@@ -162,6 +164,17 @@ public class TransactionalClaimExecutor {
 	 */
 	public void setShadow(boolean shadow) {
 		this.shadow = shadow;
+	}
+
+	/**
+	 * Set where each claim transaction stores the consumed offsets of the deliveries it settles (claimed or hits),
+	 * right before its commit. A hit the fast path answers opens no transaction and stores nothing. Call before the
+	 * executor is used.
+	 * @param offsets the offsets, never {@code null}; {@link ClaimOffsets#NONE} by default
+	 * @since 0.1.0
+	 */
+	public void setOffsets(ClaimOffsets offsets) {
+		this.offsets = java.util.Objects.requireNonNull(offsets, "offsets must not be null");
 	}
 
 	/**
@@ -419,6 +432,7 @@ public class TransactionalClaimExecutor {
 		if (result instanceof ClaimResult.Hit hit) {
 			outcomes.onCommit(() -> hit(request, hit, latency));
 			if (!this.shadow) {
+				storeOffsets(List.of(request), outcomes);
 				return new ClaimOutcome.Skipped<>(hit);
 			}
 		}
@@ -427,6 +441,7 @@ public class TransactionalClaimExecutor {
 		}
 		outcomes.checkpoint(this.store.checkpoint());
 		T value = IdempotencyContext.runBound(request, work);
+		storeOffsets(List.of(request), outcomes);
 		return new ClaimOutcome.Processed<>(value, reclaimed);
 	}
 
@@ -482,11 +497,24 @@ public class TransactionalClaimExecutor {
 			}
 		}
 		if (claimed.isEmpty()) {
+			storeOffsets(requests, outcomes);
 			return new BatchOutcome<>(null, List.of(), List.copyOf(hits));
 		}
 		outcomes.checkpoint(this.store.checkpoint());
 		T value = work.run(List.copyOf(claimed));
+		storeOffsets(requests, outcomes);
 		return new BatchOutcome<>(value, List.copyOf(claimed), List.copyOf(hits));
+	}
+
+	/**
+	 * Store the offsets of the deliveries a transaction settles, in it, after its work; what the offsets ask for once
+	 * it committed runs then.
+	 */
+	private void storeOffsets(List<ClaimRequest> requests, ClaimSynchronization outcomes) {
+		Runnable committed = this.offsets.store(requests.stream().map(ClaimRequest::source).toList());
+		if (committed != null) {
+			outcomes.onCommit(committed);
+		}
 	}
 
 	/** Tell the fast path what a claim found, once its transaction committed; in shadow mode it is not told. */

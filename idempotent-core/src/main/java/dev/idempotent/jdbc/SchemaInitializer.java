@@ -80,6 +80,20 @@ public final class SchemaInitializer {
 	}
 
 	/**
+	 * Create an initializer of the table that holds each consumer group's next offset per partition, stored in the
+	 * claims' transactions, from {@code sql/schema-<dialect>-offset.sql}.
+	 * @param dataSource the business database
+	 * @param offsets the offset table to create
+	 * @param dialect the database's dialect
+	 * @return the initializer, never {@code null}
+	 * @since 0.1.0
+	 */
+	public static SchemaInitializer offsets(DataSource dataSource, TableName offsets, SqlDialect dialect) {
+		return new SchemaInitializer(dataSource, offsets, dialect, dialect.offsetSchemaLocation(),
+				TableName.DEFAULT_OFFSET);
+	}
+
+	/**
 	 * Return the DDL for the configured table.
 	 * @return the SQL script, never {@code null}
 	 * @throws IllegalStateException if the dialect's DDL file is missing from the classpath

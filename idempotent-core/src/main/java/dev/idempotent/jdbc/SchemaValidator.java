@@ -41,6 +41,9 @@ public final class SchemaValidator {
 	static final List<String> OUTPUT_COLUMNS = List.of("scope", "idempotency_key", "sequence_no", "topic",
 			"target_partition", "record_key", "record_value", "headers", "created_at");
 
+	private static final List<String> OFFSET_COLUMNS = List.of("consumer_group", "topic", "partition_id", "next_offset",
+			"updated_at");
+
 	private static final Set<String> UNIQUE_COLUMNS = Set.of("scope", "idempotency_key");
 
 	/** The leading columns of the index that retention, the table check and the FAILED page read. */
@@ -59,6 +62,8 @@ public final class SchemaValidator {
 	private final @Nullable TableName archive;
 
 	private final @Nullable TableName outputs;
+
+	private final @Nullable TableName offsets;
 
 	/**
 	 * Create a validator.
@@ -82,11 +87,12 @@ public final class SchemaValidator {
 	 */
 	public SchemaValidator(DataSource dataSource, TableName table, SqlDialect dialect, int maxKeyLength,
 			boolean fingerprints) {
-		this(dataSource, table, dialect, maxKeyLength, fingerprints, null, null);
+		this(dataSource, table, dialect, maxKeyLength, fingerprints, null, null, null);
 	}
 
 	private SchemaValidator(DataSource dataSource, TableName table, SqlDialect dialect, int maxKeyLength,
-			boolean fingerprints, @Nullable TableName archive, @Nullable TableName outputs) {
+			boolean fingerprints, @Nullable TableName archive, @Nullable TableName outputs,
+			@Nullable TableName offsets) {
 		this.dataSource = dataSource;
 		this.table = table;
 		this.dialect = dialect;
@@ -94,6 +100,7 @@ public final class SchemaValidator {
 		this.fingerprints = fingerprints;
 		this.archive = archive;
 		this.outputs = outputs;
+		this.offsets = offsets;
 	}
 
 	/**
@@ -104,7 +111,7 @@ public final class SchemaValidator {
 	 */
 	public SchemaValidator withArchive(TableName archive) {
 		return new SchemaValidator(this.dataSource, this.table, this.dialect, this.maxKeyLength, this.fingerprints,
-				archive, this.outputs);
+				archive, this.outputs, this.offsets);
 	}
 
 	/**
@@ -117,7 +124,19 @@ public final class SchemaValidator {
 	 */
 	public SchemaValidator withOutputs(TableName outputs) {
 		return new SchemaValidator(this.dataSource, this.table, this.dialect, this.maxKeyLength, this.fingerprints,
-				this.archive, outputs);
+				this.archive, outputs, this.offsets);
+	}
+
+	/**
+	 * Return a validator that also checks the table of consumed offsets stored with the claims: it must exist with its
+	 * columns.
+	 * @param offsets the offset table
+	 * @return a new validator, never {@code null}
+	 * @since 0.1.0
+	 */
+	public SchemaValidator withOffsets(TableName offsets) {
+		return new SchemaValidator(this.dataSource, this.table, this.dialect, this.maxKeyLength, this.fingerprints,
+				this.archive, this.outputs, offsets);
 	}
 
 	/**
@@ -148,6 +167,9 @@ public final class SchemaValidator {
 			if (this.outputs != null) {
 				ddl = ddl + "\n" + SchemaInitializer.outputs(this.dataSource, this.outputs, this.dialect).ddl();
 			}
+			if (this.offsets != null) {
+				ddl = ddl + "\n" + SchemaInitializer.offsets(this.dataSource, this.offsets, this.dialect).ddl();
+			}
 			throw new InvalidSchemaException(this.table, this.dialect, problems, ddl);
 		}
 	}
@@ -159,6 +181,26 @@ public final class SchemaValidator {
 		}
 		if (this.outputs != null) {
 			problems.addAll(outputProblems(connection, this.outputs));
+		}
+		if (this.offsets != null) {
+			problems.addAll(offsetProblems(connection, this.offsets));
+		}
+		return problems;
+	}
+
+	private List<String> offsetProblems(Connection connection, TableName offsets) throws SQLException {
+		DatabaseMetaData metaData = connection.getMetaData();
+		Map<String, Integer> columns = columnSizes(metaData, locate(connection, metaData, offsets));
+		if (columns.isEmpty()) {
+			return List.of("offset table " + offsets + " does not exist: idempotent.offsets.enabled=true stores each"
+					+ " consumer group's offsets there with the claims (create it from sql/schema-" + this.dialect.id()
+					+ "-offset.sql, set idempotent.offsets.table-name, or turn stored offsets off)");
+		}
+		List<String> problems = new ArrayList<>();
+		for (String column : OFFSET_COLUMNS) {
+			if (!columns.containsKey(column)) {
+				problems.add("offset table " + offsets + ": column " + column + " is missing");
+			}
 		}
 		return problems;
 	}

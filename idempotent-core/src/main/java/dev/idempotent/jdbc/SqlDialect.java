@@ -263,6 +263,16 @@ public enum SqlDialect {
 	}
 
 	/**
+	 * Return the classpath location of this dialect's DDL for the table of consumed offsets stored with the claims,
+	 * also shipped as {@code sql/schema-<id>-offset.sql}.
+	 * @return e.g. {@code "dev/idempotent/jdbc/schema/schema-mariadb-offset.sql"}
+	 * @since 0.1.0
+	 */
+	public String offsetSchemaLocation() {
+		return "dev/idempotent/jdbc/schema/schema-" + this.id + "-offset.sql";
+	}
+
+	/**
 	 * Return what follows {@code ORDER BY} in the retention job's selection of a batch: a row limit bound as one
 	 * parameter, then an exclusive lock that skips rows other transactions hold, so that jobs running at once on
 	 * several instances take disjoint batches and never wait for a claim in progress. Every supported database has

@@ -35,6 +35,19 @@ public record TableName(String value) {
 	 */
 	public static final String DEFAULT_OUTPUT = DEFAULT + OUTPUT_SUFFIX;
 
+	/**
+	 * What the default name of an offset table adds to its claim table's name.
+	 * @since 0.1.0
+	 */
+	public static final String OFFSET_SUFFIX = "_offset";
+
+	/**
+	 * The default name of the offset table, as in the shipped offset DDL: the table's name plus
+	 * {@value #OFFSET_SUFFIX}.
+	 * @since 0.1.0
+	 */
+	public static final String DEFAULT_OFFSET = DEFAULT + OFFSET_SUFFIX;
+
 	private static final Pattern VALID = Pattern
 		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
@@ -76,6 +89,17 @@ public record TableName(String value) {
 	 */
 	public TableName outputs() {
 		return new TableName(this.value + OUTPUT_SUFFIX);
+	}
+
+	/**
+	 * Return the default name of the table holding the consumed offsets stored with this claim table's claims: the same
+	 * schema, the name plus {@value #OFFSET_SUFFIX}.
+	 * @return the offset table's name
+	 * @throws IllegalArgumentException if the name becomes longer than an identifier may be
+	 * @since 0.1.0
+	 */
+	public TableName offsets() {
+		return new TableName(this.value + OFFSET_SUFFIX);
 	}
 
 	@Override

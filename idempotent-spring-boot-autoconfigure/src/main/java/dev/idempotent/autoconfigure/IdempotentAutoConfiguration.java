@@ -22,6 +22,7 @@ import dev.idempotent.jdbc.ClaimInspector;
 import dev.idempotent.jdbc.GaleraDriverCheck;
 import dev.idempotent.jdbc.JdbcClaimStore;
 import dev.idempotent.jdbc.JdbcLeasedClaimStore;
+import dev.idempotent.jdbc.JdbcOffsetStore;
 import dev.idempotent.jdbc.SchemaInitializer;
 import dev.idempotent.jdbc.SchemaValidator;
 import dev.idempotent.jdbc.SqlDialect;
@@ -39,6 +40,7 @@ import dev.idempotent.kafka.reply.ReplyFailureInstaller;
 import dev.idempotent.kafka.startup.ContainerFactoryGuard;
 import dev.idempotent.kafka.startup.IdempotentListenerVerifier;
 import dev.idempotent.kafka.method.ListenerScopes;
+import dev.idempotent.kafka.offset.StoredOffsets;
 import dev.idempotent.kafka.support.CurrentRecordInstaller;
 import dev.idempotent.key.KeyValidator;
 import dev.idempotent.metrics.ClaimListener;
@@ -58,13 +60,16 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Lazy;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.EnableKafka;
 import org.springframework.kafka.core.KafkaOperations;
@@ -99,11 +104,13 @@ import org.springframework.util.function.SingletonSupplier;
 @ConditionalOnClass({ EnableKafka.class, JdbcTemplate.class })
 @ConditionalOnBean(DataSource.class)
 @EnableConfigurationProperties({ IdempotentProperties.class, IdempotentForensicsProperties.class,
-		IdempotentOutputsProperties.class })
+		IdempotentOutputsProperties.class, IdempotentOffsetsProperties.class })
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public class IdempotentAutoConfiguration {
 
 	private static final Logger logger = LoggerFactory.getLogger(IdempotentAutoConfiguration.class);
+
+	private static final String OFFSETS_ENABLED = "idempotent.offsets.enabled";
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -116,11 +123,14 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean
 	IdempotentSchemaInitialization idempotentSchemaInitialization(DataSource dataSource, SqlDialect dialect,
 			IdempotentProperties properties, ObjectProvider<IdempotentRetentionProperties> retention,
-			IdempotentOutputsProperties outputs) {
+			IdempotentOutputsProperties outputs, IdempotentOffsetsProperties offsets) {
 		List<SchemaInitializer> initializers = new ArrayList<>();
 		initializers.add(new SchemaInitializer(dataSource, table(properties), dialect));
 		if (outputs.isEnabled()) {
 			initializers.add(SchemaInitializer.outputs(dataSource, outputs.table(table(properties)), dialect));
+		}
+		if (offsets.isEnabled()) {
+			initializers.add(SchemaInitializer.offsets(dataSource, offsets.table(table(properties)), dialect));
 		}
 		TableName archive = IdempotentRetentionAutoConfiguration.archiveTable(properties, retention.getIfAvailable());
 		if (archive != null) {
@@ -134,11 +144,15 @@ public class IdempotentAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	IdempotentSchemaValidation idempotentSchemaValidation(DataSource dataSource, SqlDialect dialect,
 			IdempotentProperties properties, IdempotentForensicsProperties forensics,
-			ObjectProvider<IdempotentRetentionProperties> retention, IdempotentOutputsProperties outputs) {
+			ObjectProvider<IdempotentRetentionProperties> retention, IdempotentOutputsProperties outputs,
+			IdempotentOffsetsProperties offsets) {
 		SchemaValidator validator = new SchemaValidator(dataSource, table(properties), dialect,
 				properties.getMaxKeyLength(), forensics.getFingerprint().isEnabled());
 		if (outputs.isEnabled()) {
 			validator = validator.withOutputs(outputs.table(table(properties)));
+		}
+		if (offsets.isEnabled()) {
+			validator = validator.withOffsets(offsets.table(table(properties)));
 		}
 		TableName archive = IdempotentRetentionAutoConfiguration.archiveTable(properties, retention.getIfAvailable());
 		return new IdempotentSchemaValidation((archive != null) ? validator.withArchive(archive) : validator,
@@ -184,12 +198,14 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean
 	TransactionalClaimExecutor idempotentClaimExecutor(ClaimStore claimStore,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
-			IdempotentProperties properties, ObjectProvider<ClaimObserver> observer) {
+			IdempotentProperties properties, ObjectProvider<ClaimObserver> observer,
+			ObjectProvider<StoredOffsets> offsets) {
 		TransactionalClaimExecutor executor = new TransactionalClaimExecutor(claimStore,
 				uniqueTransactionManager(transactionManager), claimListener(listeners), properties.getRetry().getTransactionRetries());
 		executor.setHitLog(new HitLog(properties.keyMasker()));
 		executor.setConflictLog(new ConflictLog(properties.keyMasker()));
 		observer.ifUnique(executor::setClaimObserver);
+		offsets.ifAvailable(executor::setOffsets);
 		executor.setShadow(properties.isShadow());
 		if (properties.isShadow()) {
 			logger.warn("idempotent.shadow=true: every key is claimed and every duplicate is counted and logged as a hit"
@@ -212,11 +228,13 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean
 	LeasedClaimExecutor idempotentLeasedClaimExecutor(LeasedClaimStore leased,
 			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<ClaimListener> listeners,
-			IdempotentProperties properties, ObjectProvider<ClaimObserver> observer) {
+			IdempotentProperties properties, ObjectProvider<ClaimObserver> observer,
+			ObjectProvider<StoredOffsets> offsets) {
 		LeasedClaimExecutor executor = new LeasedClaimExecutor(leased, uniqueTransactionManager(transactionManager),
 				claimListener(listeners), properties.getRetry().getTransactionRetries());
 		executor.setHitLog(new HitLog(properties.keyMasker()));
 		observer.ifUnique(executor::setClaimObserver);
+		offsets.ifAvailable(executor::setOffsets);
 		executor.setShadow(properties.isShadow());
 		return executor;
 	}
@@ -278,15 +296,32 @@ public class IdempotentAutoConfiguration {
 	}
 
 	@Bean
-	static CurrentRecordInstaller idempotentCurrentRecordInstaller() {
-		return new CurrentRecordInstaller();
+	static CurrentRecordInstaller idempotentCurrentRecordInstaller(Environment environment,
+			ObjectProvider<StoredOffsets> offsets) {
+		boolean stored = Binder.get(environment).bind(OFFSETS_ENABLED, Boolean.class).orElse(false);
+		return new CurrentRecordInstaller(stored ? SingletonSupplier.of(offsets::getObject) : null);
+	}
+
+	/**
+	 * The consumed offsets stored with the claims, when {@code idempotent.offsets.enabled=true}: every claim
+	 * transaction stores them, and consumers seek to them on assignment.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnProperty(name = OFFSETS_ENABLED, havingValue = "true")
+	StoredOffsets idempotentStoredOffsets(DataSource dataSource, SqlDialect dialect, IdempotentProperties properties,
+			IdempotentOffsetsProperties offsets) {
+		return new StoredOffsets(new JdbcOffsetStore(dataSource, offsets.table(table(properties)), dialect,
+				Clock.systemUTC()));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	FailureRecorder idempotentFailureRecorder(ClaimStore claimStore,
-			ObjectProvider<PlatformTransactionManager> transactionManager) {
-		return new FailureRecorder(claimStore, uniqueTransactionManager(transactionManager));
+			ObjectProvider<PlatformTransactionManager> transactionManager, ObjectProvider<StoredOffsets> offsets) {
+		FailureRecorder recorder = new FailureRecorder(claimStore, uniqueTransactionManager(transactionManager));
+		offsets.ifAvailable(recorder::setOffsets);
+		return recorder;
 	}
 
 	@Bean

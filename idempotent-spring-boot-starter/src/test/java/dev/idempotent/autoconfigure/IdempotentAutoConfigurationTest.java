@@ -16,6 +16,8 @@ import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.kafka.listener.IdempotentListenerInterceptor;
 import dev.idempotent.kafka.listener.IdempotentListenerPostProcessor;
+import dev.idempotent.kafka.offset.StoredOffsets;
+import dev.idempotent.kafka.offset.StoredOffsetsRebalanceListener;
 import dev.idempotent.kafka.support.CurrentRecordInstaller;
 import dev.idempotent.key.InvalidIdempotencyKeyException;
 import dev.idempotent.metrics.MicrometerClaimListener;
@@ -80,6 +82,38 @@ class IdempotentAutoConfigurationTest {
 			assertThat(new JdbcTemplate(context.getBean(DataSource.class))
 				.queryForObject("SELECT COUNT(*) FROM idempotent_claim", Integer.class)).isZero();
 		});
+	}
+
+	@Test
+	void offsetsAreStoredWithTheClaimsOnlyWhenAskedFor() {
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(StoredOffsets.class));
+		this.runner
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:offsets;MODE=MySQL;DB_CLOSE_DELAY=-1",
+					"idempotent.offsets.enabled=true")
+			.withBean("kafkaListenerContainerFactory", ConcurrentKafkaListenerContainerFactory.class,
+					ConcurrentKafkaListenerContainerFactory::new)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(StoredOffsets.class);
+				assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+					.queryForObject("SELECT COUNT(*) FROM idempotent_claim_offset", Integer.class)).isZero();
+				ConcurrentKafkaListenerContainerFactory<?, ?> factory = context
+					.getBean(ConcurrentKafkaListenerContainerFactory.class);
+				assertThat(factory.getContainerProperties().getConsumerRebalanceListener())
+					.isInstanceOf(StoredOffsetsRebalanceListener.class);
+			});
+	}
+
+	@Test
+	void failsAtStartupWhenTheOffsetTableIsMissingSayingHowToCreateIt() {
+		this.runner
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:nooffsets;MODE=MySQL;DB_CLOSE_DELAY=-1",
+					"idempotent.offsets.enabled=true", "idempotent.offsets.table-name=offsets_never_created",
+					"idempotent.jdbc.initialize-schema=never")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(SchemaValidator.InvalidSchemaException.class)
+				.hasMessageContaining("offset table offsets_never_created does not exist")
+				.hasMessageContaining("CREATE TABLE IF NOT EXISTS offsets_never_created"));
 	}
 
 	@Test

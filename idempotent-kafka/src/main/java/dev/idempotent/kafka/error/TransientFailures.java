@@ -7,6 +7,7 @@ import java.sql.SQLTransientConnectionException;
 import dev.idempotent.claim.ClaimInProgressException;
 import dev.idempotent.claim.ClaimTransactionLostException;
 import dev.idempotent.claim.TransientClaimException;
+import dev.idempotent.kafka.offset.StoredOffsetMovedException;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.RecoverableDataAccessException;
@@ -16,7 +17,8 @@ import org.springframework.transaction.CannotCreateTransactionException;
 /**
  * Tells failures that go away by themselves (the database is restarting or unreachable, a claim lost a lock
  * race, the database rolled the claim's transaction back for a conflict with another transaction, a deadlock or a
- * cluster node's, a lease is held by another consumer) from failures of the record. Other transient failures of the
+ * cluster node's, a lease is held by another consumer, the stored offset
+ * of the partition moved) from failures of the record. Other transient failures of the
  * listener's own work (an optimistic-locking conflict, a query or lock-wait timeout) are not among them: they get the
  * normal retries and then the dead-letter topic, so that a record that always fails that way cannot stall its
  * partition forever. The first kind is retried until it
@@ -41,6 +43,7 @@ public final class TransientFailures {
 				return false; // transient on each run, but every run failed the same way: a failure of the record
 			}
 			if (t instanceof TransientClaimException || t instanceof ClaimInProgressException
+					|| t instanceof StoredOffsetMovedException
 					|| t instanceof DataAccessResourceFailureException || t instanceof TransientDataAccessResourceException
 					|| t instanceof RecoverableDataAccessException || t instanceof CannotCreateTransactionException
 					|| t instanceof SQLTransientConnectionException || t instanceof SQLRecoverableException

@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
  * them: version 4 added {@code nextOffsets()} and the constructor that takes them; version 3.9 (Spring Boot 3.5's) has
  * neither, and the cut-down records then carry none, as every {@code ConsumerRecords} there. Read by reflection once,
  * since this module compiles against 3.9. Thread-safe.
+ * <p>Internal: public for the starter's other packages, not API.
  */
-final class NextOffsets {
+public final class NextOffsets {
 
 	private static final @Nullable Method NEXT_OFFSETS = method();
 
@@ -32,7 +33,7 @@ final class NextOffsets {
 	 * @return the records
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	static ConsumerRecords<?, ?> consumerRecords(Map<TopicPartition, List<ConsumerRecord>> records,
+	public static ConsumerRecords<?, ?> consumerRecords(Map<TopicPartition, List<ConsumerRecord>> records,
 			@Nullable ConsumerRecords<?, ?> poll) {
 		if (NEXT_OFFSETS != null && WITH_NEXT_OFFSETS != null && poll != null) {
 			try {

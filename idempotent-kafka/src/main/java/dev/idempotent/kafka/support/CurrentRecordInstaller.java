@@ -1,5 +1,11 @@
 package dev.idempotent.kafka.support;
 
+import java.util.function.Supplier;
+
+import dev.idempotent.kafka.offset.StoredOffsets;
+import dev.idempotent.kafka.offset.StoredOffsetsRebalanceListener;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.BeansException;
 import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -7,6 +13,7 @@ import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
 import org.springframework.kafka.listener.BatchInterceptor;
 import org.springframework.kafka.listener.CompositeBatchInterceptor;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
+import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.RecordInterceptor;
 import org.springframework.kafka.listener.adapter.RecordFilterStrategy;
 
@@ -16,11 +23,30 @@ import org.springframework.kafka.listener.adapter.RecordFilterStrategy;
  * of each kind on its factory; this composes with them and never displaces them). The binding runs last so that it sees the record the
  * listener will see. A record filter set on the factory is decorated so that a batch listener of payloads is
  * matched to the records the filter kept ({@code @KafkaListener(filter = ...)} on such a listener is refused at
- * startup instead).
+ * startup instead). With offsets stored with the claims, the interceptor skips records fetched before a seek to a stored
+ * offset, and the factory's rebalance listener seeks each assigned partition to its stored offset.
  *
  * @since 0.1.0
  */
 public final class CurrentRecordInstaller implements BeanPostProcessor {
+
+	private final @Nullable Supplier<StoredOffsets> offsets;
+
+	/** Create an installer of interceptors that deliver every record. */
+	public CurrentRecordInstaller() {
+		this(null);
+	}
+
+	/**
+	 * Create an installer.
+	 * @param offsets the offsets stored with the claims, or {@code null} when offsets are not stored with the claims;
+	 * with them, each factory's rebalance listener also tells them of assigned and lost partitions (calling the
+	 * application's own after)
+	 * @since 0.1.0
+	 */
+	public CurrentRecordInstaller(@Nullable Supplier<StoredOffsets> offsets) {
+		this.offsets = offsets;
+	}
 
 	@Override
 	@SuppressWarnings({ "unchecked", "rawtypes" })
@@ -30,7 +56,12 @@ public final class CurrentRecordInstaller implements BeanPostProcessor {
 			if (existing instanceof CurrentRecordInterceptor) {
 				return bean;
 			}
-			CurrentRecordInterceptor binding = new CurrentRecordInterceptor<>();
+			CurrentRecordInterceptor binding = new CurrentRecordInterceptor<>(this.offsets);
+			if (this.offsets != null) {
+				ContainerProperties properties = factory.getContainerProperties();
+				properties.setConsumerRebalanceListener(
+						new StoredOffsetsRebalanceListener(this.offsets, properties.getConsumerRebalanceListener()));
+			}
 			factory.setRecordInterceptor((existing != null) ? new CompositeRecordInterceptor(existing, binding)
 					: binding);
 			BatchInterceptor existingBatch = ListenerInterceptors.batch(factory);
