@@ -114,7 +114,7 @@ public final class PostgreSqlStandbyCluster implements AutoCloseable {
 
 	/**
 	 * Promote the standby to primary: started first if {@link #stopStandby stopped} (without its primary, so it keeps
-	 * what it had received), then promoted; returns once it accepts writes.
+	 * what it had received), then promoted, with no synchronous standby to wait for; returns once it accepts writes.
 	 */
 	public void promoteStandby() {
 		Path standby = this.directory.resolve("standby");
@@ -132,6 +132,10 @@ public final class PostgreSqlStandbyCluster implements AutoCloseable {
 			pgCtl("standby", "-l", this.directory.resolve("standby.log").toString(), "-w", "start");
 		}
 		pgCtl("standby", "-w", "promote");
+		// alone now: a synchronous primary's setting (copied by pg_basebackup) would make every commit wait for a
+		// standby it no longer has, so it is cleared, as a failover manager does
+		query(this.standbyPort, "ALTER SYSTEM SET synchronous_standby_names = ''");
+		query(this.standbyPort, "SELECT pg_reload_conf()");
 	}
 
 	/** Stop both servers at once and delete their data. */
