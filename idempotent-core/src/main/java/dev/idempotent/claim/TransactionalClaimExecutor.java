@@ -168,8 +168,9 @@ public class TransactionalClaimExecutor {
 
 	/**
 	 * Set where each claim transaction stores the consumed offsets of the deliveries it settles (claimed or hits),
-	 * right before its commit. A hit the fast path answers opens no transaction and stores nothing. Call before the
-	 * executor is used.
+	 * right before its commit. A transaction with hits is {@linkplain HeldOffsets held} (their first processing's
+	 * outputs are sent again after the commit). A hit the fast path answers opens no transaction and stores nothing.
+	 * Call before the executor is used.
 	 * @param offsets the offsets, never {@code null}; {@link ClaimOffsets#NONE} by default
 	 * @since 0.1.0
 	 */
@@ -432,6 +433,7 @@ public class TransactionalClaimExecutor {
 		if (result instanceof ClaimResult.Hit hit) {
 			outcomes.onCommit(() -> hit(request, hit, latency));
 			if (!this.shadow) {
+				HeldOffsets.hold(); // what the first processing sent is sent again after the commit
 				storeOffsets(List.of(request), outcomes);
 				return new ClaimOutcome.Skipped<>(hit);
 			}
@@ -495,6 +497,9 @@ public class TransactionalClaimExecutor {
 				outcomes.onCommit(() -> this.listener.onClaimed(request, reclaimed, latency));
 				claimed.add(i);
 			}
+		}
+		if (!hits.isEmpty()) {
+			HeldOffsets.hold(); // what the hits' first processing sent is sent again after the commit
 		}
 		if (claimed.isEmpty()) {
 			storeOffsets(requests, outcomes);

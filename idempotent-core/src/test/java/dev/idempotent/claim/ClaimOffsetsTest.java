@@ -46,8 +46,9 @@ class ClaimOffsetsTest {
 		executor.execute(request("order-1", 7), () -> this.events.add("work"));
 		executor.execute(request("order-1", 8), () -> this.events.add("work again"));
 
-		assertThat(this.events).containsExactly("work", "store [orders-0@7] in a transaction", "committed",
-				"store [orders-0@8] in a transaction", "committed");
+		assertThat(this.events).as("a hit's stored outputs are sent after its commit: its offset is held")
+			.containsExactly("work", "store [orders-0@7] in a transaction", "committed",
+					"store [orders-0@8] in a transaction, held", "committed");
 	}
 
 	@Test
@@ -59,8 +60,22 @@ class ClaimOffsetsTest {
 				(positions) -> this.events.add("work " + positions));
 		executor.executeBatch(List.of(request("old", 5), request("new", 6)), (positions) -> this.events.add("never"));
 
-		assertThat(this.events).containsExactly("work [1]", "store [orders-0@2, orders-0@3, orders-0@4] in a transaction",
-				"committed", "store [orders-0@5, orders-0@6] in a transaction", "committed");
+		assertThat(this.events).containsExactly("work [1]",
+				"store [orders-0@2, orders-0@3, orders-0@4] in a transaction, held", "committed",
+				"store [orders-0@5, orders-0@6] in a transaction, held", "committed");
+	}
+
+	@Test
+	void aTransactionThatStoredWhatARedeliveryMustSendAgainIsHeld() throws Throwable {
+		TransactionalClaimExecutor executor = executor();
+		executor.execute(request("order-6", 3), () -> {
+			HeldOffsets.hold();
+			return null;
+		});
+		executor.execute(request("order-7", 4), () -> null);
+
+		assertThat(this.events).containsExactly("store [orders-0@3] in a transaction, held", "committed",
+				"store [orders-0@4] in a transaction", "committed");
 	}
 
 	@Test
@@ -132,7 +147,8 @@ class ClaimOffsetsTest {
 
 		@Override
 		public @Nullable Runnable store(List<@Nullable DeliverySource> sources) {
-			ClaimOffsetsTest.this.events.add("store " + sources + (inTransaction() ? " in a transaction" : ""));
+			ClaimOffsetsTest.this.events.add("store " + sources + (inTransaction() ? " in a transaction" : "")
+					+ (HeldOffsets.held() ? ", held" : ""));
 			if (this.moved) {
 				throw new IllegalStateException("moved");
 			}

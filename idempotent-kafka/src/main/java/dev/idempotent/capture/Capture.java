@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 import dev.idempotent.claim.ClaimRequest;
+import dev.idempotent.claim.HeldOffsets;
 import dev.idempotent.fastpath.DatabaseOnlyKeys;
 import dev.idempotent.output.OutputDeliveryException;
 import dev.idempotent.output.OutputHeader;
@@ -332,8 +333,10 @@ public final class Capture implements AutoCloseable {
 		}
 		this.owner.store().store(this.claim, this.stored, this.outputs.subList(this.stored, this.outputs.size()));
 		this.stored = this.outputs.size();
-		// a hit on this claim must read its outputs back: the fast path must not answer it
+		// a hit on this claim must read its outputs back: the fast path must not answer it; and a crash before they
+		// are acknowledged must redeliver it, whatever offset its transaction stores
 		DatabaseOnlyKeys.exclude(this.claim);
+		HeldOffsets.hold();
 	}
 
 	/**

@@ -310,7 +310,12 @@ public class IdempotentAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnProperty(name = OFFSETS_ENABLED, havingValue = "true")
 	StoredOffsets idempotentStoredOffsets(DataSource dataSource, SqlDialect dialect, IdempotentProperties properties,
-			IdempotentOffsetsProperties offsets) {
+			IdempotentOffsetsProperties offsets, Environment environment) {
+		if (Binder.get(environment).bind("idempotent.fast-path.redis.enabled", Boolean.class).orElse(false)) {
+			throw new IllegalStateException("idempotent.offsets.enabled=true and idempotent.fast-path.redis.enabled=true"
+					+ " cannot be combined: after a database failover that lost commits, Redis still remembers their keys,"
+					+ " and the records read again would be skipped as hits instead of processed. Turn one of them off.");
+		}
 		return new StoredOffsets(new JdbcOffsetStore(dataSource, offsets.table(table(properties)), dialect,
 				Clock.systemUTC()));
 	}

@@ -104,6 +104,24 @@ class IdempotentAutoConfigurationTest {
 	}
 
 	@Test
+	void storedOffsetsRefuseAsynchronousAcknowledgmentsAndTheRedisFastPath() {
+		ApplicationContextRunner offsets = this.runner.withPropertyValues(
+				"spring.datasource.url=jdbc:h2:mem:offsetsrefused;MODE=MySQL;DB_CLOSE_DELAY=-1",
+				"idempotent.offsets.enabled=true");
+		offsets.withBean("asyncFactory", ConcurrentKafkaListenerContainerFactory.class, () -> {
+			ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
+			factory.getContainerProperties().setAsyncAcks(true);
+			return factory;
+		}).run((context) -> assertThat(context).getFailure()
+			.rootCause()
+			.hasMessageContaining("'asyncFactory' acknowledges asynchronously (asyncAcks)"));
+		offsets.withPropertyValues("idempotent.fast-path.redis.enabled=true")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("idempotent.fast-path.redis.enabled=true cannot be combined"));
+	}
+
+	@Test
 	void failsAtStartupWhenTheOffsetTableIsMissingSayingHowToCreateIt() {
 		this.runner
 			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:nooffsets;MODE=MySQL;DB_CLOSE_DELAY=-1",

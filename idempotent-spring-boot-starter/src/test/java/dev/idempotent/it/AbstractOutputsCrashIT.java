@@ -8,9 +8,12 @@ import java.util.UUID;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.condition.EmbeddedKafkaCondition;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,16 +52,23 @@ abstract class AbstractOutputsCrashIT {
 		this.ledger = new ItLedger(new JdbcTemplate(database.dataSource()));
 	}
 
-	@Test
-	void killedAfterTheDatabaseCommitBeforeTheOutputWasDeliveredTheRestartSendsItAtLeastOnce(EmbeddedKafkaBroker broker)
+	/**
+	 * Also with offsets stored in the claims' transactions: the claim's transaction, having stored an output, leaves the
+	 * stored offset at its record, so the restart reads it again (a hit) and sends the output.
+	 */
+	@ParameterizedTest(name = "offsets stored with the claims: {0}")
+	@ValueSource(booleans = { false, true })
+	void killedAfterTheDatabaseCommitBeforeTheOutputWasDeliveredTheRestartSendsItAtLeastOnce(boolean storedOffsets)
 			throws Exception {
+		EmbeddedKafkaBroker broker = EmbeddedKafkaCondition.getBroker();
 		String group = UUID.randomUUID().toString().substring(0, 8) + "-outputs";
 		List<String> keys = keys(group, 4);
 		String victim = keys.get(0);
+		String offsets = "--idempotent.offsets.enabled=" + storedOffsets;
 		try (KafkaTestSupport kafka = new KafkaTestSupport(broker.getBrokersAsString());
 				DeadLetterReader out = new DeadLetterReader(broker.getBrokersAsString(), OUT)) {
 			kafka.sendAll(IN, keys);
-			try (ChildConsumer first = start("outputs-1", kafka, IN, group, "--it.out-topic=" + OUT,
+			try (ChildConsumer first = start("outputs-1", kafka, IN, group, "--it.out-topic=" + OUT, offsets,
 					"--crash.after-commit-of=" + victim, "--spring.kafka.producer.properties.linger.ms=30000")) {
 				first.awaitLine("CRASH-POINT after-commit " + victim, CHILD_TIMEOUT);
 				first.kill();
@@ -68,7 +78,7 @@ abstract class AbstractOutputsCrashIT {
 				.as("the output was still in the killed producer")
 				.doesNotContain("out:" + victim);
 
-			try (ChildConsumer second = start("outputs-2", kafka, IN, group, "--it.out-topic=" + OUT)) {
+			try (ChildConsumer second = start("outputs-2", kafka, IN, group, "--it.out-topic=" + OUT, offsets)) {
 				await().atMost(CHILD_TIMEOUT).until(() -> kafka.lag(group, IN) == 0);
 				List<String> values = out.readToEnd().stream().map(ConsumerRecord::value).toList();
 				for (String key : keys) {
@@ -114,6 +124,7 @@ abstract class AbstractOutputsCrashIT {
 			throws java.io.IOException {
 		List<String> arguments = new ArrayList<>(this.database.arguments());
 		arguments.add("--it.mode=outputs");
+		arguments.add("--idempotent.jdbc.initialize-schema=always");
 		arguments.addAll(List.of(args));
 		return ChildConsumer.start(this.database.name().toLowerCase(Locale.ROOT) + "-" + name, kafka.bootstrapServers(),
 				topic, group, arguments.toArray(String[]::new));

@@ -78,7 +78,12 @@ public final class KafkaTestSupport implements AutoCloseable {
 	 * retried batches can then be refused as out of order.
 	 */
 	public void createTopics(int partitions, String... topics) throws Exception {
-		this.admin.createTopics(java.util.Arrays.stream(topics).map((t) -> new NewTopic(t, partitions, (short) 1)).toList())
+		createTopics(partitions, (short) 1, topics);
+	}
+
+	/** Like {@link #createTopics(int, String...)}, each partition replicated to {@code replicas} brokers. */
+	public void createTopics(int partitions, short replicas, String... topics) throws Exception {
+		this.admin.createTopics(java.util.Arrays.stream(topics).map((t) -> new NewTopic(t, partitions, replicas)).toList())
 			.all()
 			.get(30, TimeUnit.SECONDS);
 		org.awaitility.Awaitility.await().atMost(timeout()).ignoreExceptions().until(() -> this.admin

@@ -12,6 +12,7 @@ import java.util.TreeMap;
 
 import dev.idempotent.claim.ClaimOffsets;
 import dev.idempotent.claim.DeliverySource;
+import dev.idempotent.claim.HeldOffsets;
 import dev.idempotent.jdbc.JdbcOffsetStore;
 import dev.idempotent.kafka.method.NextOffsets;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -32,12 +33,15 @@ import org.springframework.kafka.support.KafkaUtils;
  * <li>on assignment ({@link #assigned}) it reads the stored offset and seeks there; a partition with no stored offset
  * starts where Kafka's committed offset says (the first claims store one);</li>
  * <li>each claim transaction ({@link #store}) moves the stored offset of its partitions from the value this consumer
- * stored last to the offset after its last record; when the database holds another value, the transaction rolls back
+ * stored last to the offset after its last record (to its first record when the transaction stored outputs a
+ * redelivery must send again, {@link HeldOffsets}); when the database holds another value, the transaction rolls back
  * with a {@link StoredOffsetMovedException} and the partition is forgotten; a transaction whose work runs before the
  * one that settles it (a LEASED claim's lease) checks ({@link #check}) that the stored offset did not move;</li>
  * <li>a record of a partition it does not know (forgotten, or assigned without {@link #assigned} being called) is
- * admitted ({@link #admit}) only if it is at the stored offset; otherwise the consumer seeks to the stored offset and
- * the records before the seek's first ones are skipped (never given to the listener).</li>
+ * admitted ({@link #admit}) only if it is at the stored offset; otherwise the consumer seeks to the stored offset (to
+ * the partition's beginning when the database lost the row it had stored) and skips records until it fetches from
+ * there: the target itself, or, when it is gone (compacted, a transaction marker, past retention), the first record
+ * two fetches from the target start at. A seek by someone else in between (an error handler's) is undone.</li>
  * </ul>
  * So a consumer never continues past records whose claims the database does not hold, and never re-reads records whose
  * claims it does hold, whatever Kafka's committed offset says. Kafka's committed offset is still committed as usual,
@@ -69,7 +73,7 @@ public final class StoredOffsets implements ClaimOffsets {
 	@Override
 	public @Nullable Runnable store(List<@Nullable DeliverySource> sources) {
 		String group = KafkaUtils.getConsumerGroupId();
-		Map<TopicPartition, Long> next = nextOffsets(sources);
+		Map<TopicPartition, Long> next = nextOffsets(sources, HeldOffsets.held());
 		if (group == null || next.isEmpty()) {
 			return null; // not on a consumer thread, or nothing consumed: nothing to store
 		}
@@ -91,7 +95,7 @@ public final class StoredOffsets implements ClaimOffsets {
 			return;
 		}
 		Map<TopicPartition, Position> known = this.positions.get();
-		for (TopicPartition partition : nextOffsets(sources).keySet()) {
+		for (TopicPartition partition : nextOffsets(sources, false).keySet()) {
 			Position position = known.get(partition);
 			OptionalLong stored = this.store.find(group, partition.topic(), partition.partition());
 			Long expected = expected(position);
@@ -102,12 +106,21 @@ public final class StoredOffsets implements ClaimOffsets {
 		}
 	}
 
-	/** The next offset of each partition of the deliveries, in one order for every transaction (its lock order). */
-	private static Map<TopicPartition, Long> nextOffsets(List<@Nullable DeliverySource> sources) {
+	/**
+	 * The offset each partition of the deliveries is to store, in one order for every transaction (its lock order):
+	 * after the last delivery, or at the first when {@code held}.
+	 */
+	private static Map<TopicPartition, Long> nextOffsets(List<@Nullable DeliverySource> sources, boolean held) {
 		Map<TopicPartition, Long> next = new TreeMap<>(PARTITION_ORDER);
 		for (DeliverySource source : sources) {
 			if (source != null) {
-				next.merge(new TopicPartition(source.topic(), source.partition()), source.offset() + 1, Math::max);
+				TopicPartition partition = new TopicPartition(source.topic(), source.partition());
+				if (held) {
+					next.merge(partition, source.offset(), Math::min);
+				}
+				else {
+					next.merge(partition, source.offset() + 1, Math::max);
+				}
 			}
 		}
 		return next;
@@ -125,8 +138,9 @@ public final class StoredOffsets implements ClaimOffsets {
 	/** Forget the partition, so that its next record seeks to the stored offset, and say so. */
 	private static StoredOffsetMovedException moved(String group, TopicPartition partition, @Nullable Position position,
 			Map<TopicPartition, Position> known) {
-		known.remove(partition);
 		Long expected = expected(position);
+		boolean hadRow = (position instanceof Position.Forgotten forgotten) ? forgotten.hadRow() : expected != null;
+		known.put(partition, new Position.Forgotten(hadRow));
 		StoredOffsetMovedException moved = new StoredOffsetMovedException(group, partition,
 				believed(position) ? ((expected != null) ? expected.toString() : "absent") : null);
 		logger.warn(moved.getMessage());
@@ -137,15 +151,21 @@ public final class StoredOffsets implements ClaimOffsets {
 	 * Partitions were assigned to the consumer: seek each to its stored offset, if one is stored.
 	 * @param consumer the consumer, on its own thread
 	 * @param partitions the newly assigned partitions
+	 * @throws org.springframework.dao.DataAccessException if the stored offsets cannot be read (the partitions are
+	 * then unknown: their first records make the consumer read them)
 	 */
 	public void assigned(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
-		String group = consumer.groupMetadata().groupId();
+		String group = KafkaUtils.getConsumerGroupId();
 		Map<TopicPartition, Position> known = this.positions.get();
+		known.keySet().removeAll(partitions);
+		if (group == null) {
+			return;
+		}
 		for (TopicPartition partition : partitions) {
 			OptionalLong stored = this.store.find(group, partition.topic(), partition.partition());
 			if (stored.isPresent()) {
 				consumer.seek(partition, stored.getAsLong());
-				known.put(partition, new Position.Seeking(stored.getAsLong()));
+				known.put(partition, new Position.Seeking(stored.getAsLong(), false, null));
 				logger.debug("Seeking {} of group {} to its stored offset {}", partition, group, stored.getAsLong());
 			}
 			else {
@@ -163,21 +183,29 @@ public final class StoredOffsets implements ClaimOffsets {
 	}
 
 	/**
-	 * Tell whether a record may be given to the listener. A record of a partition this consumer does not know is
-	 * admitted when it is at the stored offset (or none is stored); otherwise the consumer seeks to the stored offset,
-	 * and records are skipped until the first one fetched from there.
+	 * Tell whether a record may be given to the listener (see the class description).
 	 * @param record the record about to be delivered
 	 * @param consumer the consumer, on its own thread
 	 * @return whether to deliver it; {@code false}: skip it (the consumer reads it, or what replaces it, again)
+	 * @throws org.springframework.dao.DataAccessException if the stored offset cannot be read
 	 */
 	public boolean admit(ConsumerRecord<?, ?> record, Consumer<?, ?> consumer) {
 		TopicPartition partition = new TopicPartition(record.topic(), record.partition());
 		Map<TopicPartition, Position> known = this.positions.get();
 		Position position = known.get(partition);
-		if (position == null) {
-			String group = consumer.groupMetadata().groupId();
+		if (position == null || position instanceof Position.Forgotten) {
+			String group = KafkaUtils.getConsumerGroupId();
+			if (group == null) {
+				return true; // a consumer without a group stores no offsets
+			}
 			OptionalLong stored = this.store.find(group, record.topic(), record.partition());
 			if (stored.isEmpty()) {
+				if (position instanceof Position.Forgotten forgotten && forgotten.hadRow()) {
+					logger.warn("The database holds no stored offset of consumer group '{}' on {} any more, though this"
+							+ " consumer stored one: it lost every commit since the partition's first. Reading the"
+							+ " partition from its beginning; the records whose claims it holds are hits", group, partition);
+					return seek(consumer, known, partition, new Position.Seeking(0, true, null));
+				}
 				known.put(partition, new Position.Absent());
 				return true;
 			}
@@ -187,19 +215,52 @@ public final class StoredOffsets implements ClaimOffsets {
 			}
 			logger.info("Reading {} of group {} again from its stored offset {}, not from {}", partition, group,
 					stored.getAsLong(), record.offset());
-			consumer.seek(partition, stored.getAsLong());
-			known.put(partition, new Position.Seeking(stored.getAsLong()));
-			return false;
+			return seek(consumer, known, partition, new Position.Seeking(stored.getAsLong(), false, null));
 		}
 		if (position instanceof Position.Seeking seeking) {
-			// fetched after the seek: at or after its target, and before the position the fetch moved the consumer to
-			if (record.offset() >= seeking.offset() && record.offset() < consumer.position(partition)) {
-				known.put(partition, new Position.Stored(seeking.offset()));
-				return true;
-			}
-			return false;
+			return fetchedFromTarget(record, consumer, known, partition, seeking);
 		}
 		return true;
+	}
+
+	/**
+	 * Whether a record of a partition the consumer seeks is the first fetched from the seek's target: records fetched
+	 * before the seek are skipped; a record fetched after it that is not at the target means that someone else seeked
+	 * the partition since (an error handler, to the records of a failed delivery) or that the target is gone (compacted,
+	 * a transaction marker, past retention): seek again, and when the fetch starts at the same record twice, take it.
+	 */
+	private boolean fetchedFromTarget(ConsumerRecord<?, ?> record, Consumer<?, ?> consumer,
+			Map<TopicPartition, Position> known, TopicPartition partition, Position.Seeking seeking) {
+		if (!consumer.assignment().contains(partition)) {
+			return false; // revoked meanwhile: its new owner reads it
+		}
+		if (record.offset() >= consumer.position(partition)) {
+			return false; // fetched before the seek
+		}
+		boolean atTarget = !seeking.beginning() && record.offset() == seeking.target();
+		Long twice = seeking.fetchedFrom();
+		if (atTarget || (twice != null && twice == record.offset())) {
+			if (!seeking.beginning() && record.offset() < seeking.target()) {
+				logger.warn("The stored offset {} of {} is beyond the partition's log (the topic lost records or was"
+						+ " created again); continuing from {}", seeking.target(), partition, record.offset());
+			}
+			known.put(partition, seeking.beginning() ? new Position.Absent() : new Position.Stored(seeking.target()));
+			return true;
+		}
+		return seek(consumer, known, partition,
+				new Position.Seeking(seeking.target(), seeking.beginning(), record.offset()));
+	}
+
+	private static boolean seek(Consumer<?, ?> consumer, Map<TopicPartition, Position> known, TopicPartition partition,
+			Position.Seeking seeking) {
+		if (seeking.beginning()) {
+			consumer.seekToBeginning(List.of(partition));
+		}
+		else {
+			consumer.seek(partition, seeking.target());
+		}
+		known.put(partition, seeking);
+		return false;
 	}
 
 	/**
@@ -242,8 +303,16 @@ public final class StoredOffsets implements ClaimOffsets {
 		record Absent() implements Position {
 		}
 
-		/** The database stores {@code offset}; the consumer seeks there and skips what it fetched before. */
-		record Seeking(long offset) implements Position {
+		/**
+		 * The consumer seeks to {@code target} (to the partition's beginning when {@code beginning}: the database
+		 * stores none) and skips what it fetched before; {@code fetchedFrom} is where the last fetch after a seek
+		 * started, if it was not the target.
+		 */
+		record Seeking(long target, boolean beginning, @Nullable Long fetchedFrom) implements Position {
+		}
+
+		/** A transaction found the stored offset moved; {@code hadRow}: this consumer had seen it stored. */
+		record Forgotten(boolean hadRow) implements Position {
 		}
 
 	}

@@ -7,6 +7,8 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.kafka.listener.ConsumerAwareRebalanceListener;
 
@@ -19,6 +21,8 @@ import org.springframework.kafka.listener.ConsumerAwareRebalanceListener;
  * @since 0.1.0
  */
 public final class StoredOffsetsRebalanceListener implements ConsumerAwareRebalanceListener {
+
+	private static final Logger logger = LoggerFactory.getLogger(StoredOffsetsRebalanceListener.class);
 
 	private final Supplier<StoredOffsets> offsets;
 
@@ -73,7 +77,14 @@ public final class StoredOffsetsRebalanceListener implements ConsumerAwareRebala
 
 	@Override
 	public void onPartitionsAssigned(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
-		this.offsets.get().assigned(consumer, partitions);
+		try {
+			this.offsets.get().assigned(consumer, partitions);
+		}
+		catch (RuntimeException ex) {
+			// the database is unreachable: each partition's first record makes the consumer seek, once it answers
+			logger.warn("Could not read the stored offsets of {}; each is read when its first record arrives",
+					partitions, ex);
+		}
 		if (this.delegate instanceof ConsumerAwareRebalanceListener aware) {
 			aware.onPartitionsAssigned(consumer, partitions);
 		}

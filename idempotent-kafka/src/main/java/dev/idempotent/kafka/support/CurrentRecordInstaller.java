@@ -59,6 +59,12 @@ public final class CurrentRecordInstaller implements BeanPostProcessor {
 			CurrentRecordInterceptor binding = new CurrentRecordInterceptor<>(this.offsets);
 			if (this.offsets != null) {
 				ContainerProperties properties = factory.getContainerProperties();
+				if (properties.isAsyncAcks()) {
+					throw new IllegalStateException("Listener container factory '" + beanName + "' acknowledges"
+							+ " asynchronously (asyncAcks), which idempotent.offsets.enabled=true does not support: a"
+							+ " record skipped after a seek to a stored offset is never acknowledged and the consumer"
+							+ " stays paused. Turn asyncAcks off on this factory or set idempotent.offsets.enabled=false.");
+				}
 				properties.setConsumerRebalanceListener(
 						new StoredOffsetsRebalanceListener(this.offsets, properties.getConsumerRebalanceListener()));
 			}
