@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.idempotent.conformance.checks.CrashCheck;
+import dev.idempotent.conformance.checks.CrossNodeChecks;
 import dev.idempotent.conformance.checks.ErrorCodeChecks;
 import dev.idempotent.conformance.checks.KitClaimStoreContract;
 import dev.idempotent.conformance.checks.KitRetentionContract;
@@ -40,6 +41,7 @@ final class CheckRunner {
 		GROUPS.put(KitRetentionContract.class, "retention");
 		GROUPS.put(ErrorCodeChecks.class, "error codes");
 		GROUPS.put(CrashCheck.class, "crash");
+		GROUPS.put(CrossNodeChecks.class, "cross-node");
 	}
 
 	/**
@@ -59,16 +61,19 @@ final class CheckRunner {
 	private CheckRunner() {
 	}
 
-	static List<CheckResult> run(KitOptions.CheckSet checks) {
+	static List<CheckResult> run(KitOptions.CheckSet checks, boolean crossNode) {
 		List<CheckResult> results = new ArrayList<>();
 		for (Map.Entry<Class<?>, String> group : GROUPS.entrySet()) {
+			if (group.getKey() == CrossNodeChecks.class && !crossNode) {
+				continue;
+			}
 			LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
 				.selectors(DiscoverySelectors.selectClass(group.getKey()))
 				.configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false")
 				.configurationParameter("junit.jupiter.testmethod.order.default",
 						"org.junit.jupiter.api.MethodOrderer$MethodName");
 			if (checks == KitOptions.CheckSet.QUICK && group.getKey() != ErrorCodeChecks.class
-					&& group.getKey() != CrashCheck.class) {
+					&& group.getKey() != CrashCheck.class && group.getKey() != CrossNodeChecks.class) {
 				request.filters(quickOnly());
 			}
 			Collector collector = new Collector(group.getValue());

@@ -101,12 +101,21 @@ public final class ConformanceKit {
 			header.add("checks: " + options.checks().name().toLowerCase(java.util.Locale.ROOT));
 			List<CheckResult> results;
 			List<String> footer = new ArrayList<>();
-			KitTarget.set(new KitTarget(pool, connection, dialect, tables));
+			List<HikariDataSource> nodes = new ArrayList<>();
+			for (String nodeUrl : options.nodeUrls()) {
+				nodes.add((HikariDataSource) TestDatabases.pool(
+						new TestDatabases.Connection(nodeUrl, options.user(), options.password()), sessionSql));
+			}
+			if (!nodes.isEmpty()) {
+				header.add("other nodes: " + String.join(", ", options.nodeUrls()) + " (cross-node checks)");
+			}
+			KitTarget.set(new KitTarget(pool, connection, dialect, tables, List.copyOf(nodes)));
 			try {
-				results = CheckRunner.run(options.checks());
+				results = CheckRunner.run(options.checks(), !nodes.isEmpty());
 			}
 			finally {
 				KitTarget.set(null);
+				nodes.forEach(HikariDataSource::close);
 				List<String> dropped = tables.dropAll();
 				footer.add("cleanup: the checks created " + tables.created().size() + " tables (and tables derived from"
 						+ " their names) and dropped them; dropped at the end: " + dropped.size() + "; left of this run: "

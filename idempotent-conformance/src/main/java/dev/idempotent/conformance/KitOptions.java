@@ -19,9 +19,11 @@ import org.jspecify.annotations.Nullable;
  * @param tablePrefix the prefix of every table the kit creates, a valid identifier
  * @param checks which checks to run
  * @param dialect a dialect to use instead of the detected one, or {@code null} to detect it
+ * @param nodeUrls the JDBC URLs of the cluster's other nodes that accept writes, for the cross-node checks; empty for
+ * a single server
  */
 public record KitOptions(String url, String user, String password, String tablePrefix, CheckSet checks,
-		@Nullable SqlDialect dialect) {
+		@Nullable SqlDialect dialect, List<String> nodeUrls) {
 
 	/** The table prefix used when none is given. */
 	public static final String DEFAULT_TABLE_PREFIX = "idemkit_";
@@ -41,6 +43,9 @@ public record KitOptions(String url, String user, String password, String tableP
 			                        to run if tables with this prefix exist that it did not create
 			  --checks=all|quick    all checks (default) or a representative subset (about a third of the time)
 			  --dialect=ID          mysql, mariadb, postgresql or h2, when detection names your database wrongly
+			  --node-url=JDBC_URL   another node of the same cluster that accepts writes (Galera, Group
+			                        Replication multi-primary, distributed SQL); repeat it for each node: adds the
+			                        cross-node checks (same user and password)
 			  --help                this text
 
 			Exit status: 0 conformant, 1 not conformant, 2 refused or bad arguments.
@@ -71,6 +76,7 @@ public record KitOptions(String url, String user, String password, String tableP
 		String prefix = DEFAULT_TABLE_PREFIX;
 		CheckSet checks = CheckSet.ALL;
 		SqlDialect dialect = null;
+		List<String> nodeUrls = new ArrayList<>();
 		List<String> unknown = new ArrayList<>();
 		for (String arg : args) {
 			int equals = arg.indexOf('=');
@@ -83,6 +89,7 @@ public record KitOptions(String url, String user, String password, String tableP
 				case "--table-prefix" -> prefix = value;
 				case "--checks" -> checks = CheckSet.valueOf(value.toUpperCase(Locale.ROOT));
 				case "--dialect" -> dialect = SqlDialect.fromId(value);
+				case "--node-url" -> nodeUrls.add(value);
 				default -> unknown.add(arg);
 			}
 		}
@@ -96,8 +103,13 @@ public record KitOptions(String url, String user, String password, String tableP
 			throw new IllegalArgumentException("--table-prefix must be at most 20 characters: derived names must fit "
 					+ "the 63-character identifiers of PostgreSQL");
 		}
+		for (String nodeUrl : nodeUrls) {
+			if (!nodeUrl.startsWith("jdbc:")) {
+				throw new IllegalArgumentException("--node-url=jdbc:... expected, not " + nodeUrl);
+			}
+		}
 		new TableName(prefix + "x");
-		return new KitOptions(url, user, password, prefix, checks, dialect);
+		return new KitOptions(url, user, password, prefix, checks, dialect, List.copyOf(nodeUrls));
 	}
 
 }

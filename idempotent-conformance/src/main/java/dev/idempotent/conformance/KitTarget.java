@@ -1,5 +1,6 @@
 package dev.idempotent.conformance;
 
+import java.util.List;
 import java.util.Objects;
 
 import javax.sql.DataSource;
@@ -15,9 +16,10 @@ import org.jspecify.annotations.Nullable;
  * @param connection how to reach it, for the checks that open pools or processes of their own
  * @param dialect the dialect to use
  * @param tables the kit's tables of this run
+ * @param nodes pools on the cluster's other nodes (each session in the same zone), empty for a single server
  */
 public record KitTarget(DataSource dataSource, TestDatabases.Connection connection, SqlDialect dialect,
-		KitTables tables) {
+		KitTables tables, List<DataSource> nodes) {
 
 	private static volatile @Nullable KitTarget current;
 

@@ -3,6 +3,7 @@ package dev.idempotent.conformance;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 
 import dev.idempotent.jdbc.SqlDialect;
@@ -17,11 +18,12 @@ class KitOptionsTest {
 	@Test
 	void readsTheOptionsAndThePasswordFromTheEnvironment() {
 		KitOptions options = KitOptions.parse(new String[] { "--url=jdbc:postgresql://db/app", "--user=app",
-				"--checks=quick", "--dialect=postgresql", "--table-prefix=conf_" },
-				Map.of(KitOptions.PASSWORD_VARIABLE, "s3cret"));
+				"--checks=quick", "--dialect=postgresql", "--table-prefix=conf_", "--node-url=jdbc:postgresql://db2/app",
+				"--node-url=jdbc:postgresql://db3/app" }, Map.of(KitOptions.PASSWORD_VARIABLE, "s3cret"));
 
 		assertThat(options).isEqualTo(new KitOptions("jdbc:postgresql://db/app", "app", "s3cret", "conf_",
-				KitOptions.CheckSet.QUICK, SqlDialect.POSTGRESQL));
+				KitOptions.CheckSet.QUICK, SqlDialect.POSTGRESQL,
+				List.of("jdbc:postgresql://db2/app", "jdbc:postgresql://db3/app")));
 	}
 
 	@Test
@@ -32,6 +34,8 @@ class KitOptionsTest {
 			.hasMessageContaining("unknown arguments: --drop-everything");
 		assertThatThrownBy(() -> KitOptions.parse(new String[] { "--url=jdbc:h2:mem:x", "--table-prefix=a;drop" },
 				Map.of())).isInstanceOf(IllegalArgumentException.class);
+		assertThatThrownBy(() -> KitOptions.parse(new String[] { "--url=jdbc:h2:mem:x", "--node-url=db2:3306" },
+				Map.of())).hasMessageContaining("--node-url=jdbc:... expected");
 	}
 
 	@Test
