@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -63,6 +64,18 @@ class ApplicationErrorHandlerIT {
 		assertThat(output.getAll()).contains("Container factory 'kafkaListenerContainerFactory' uses the application's"
 				+ " error handler (" + OwnHandler.class.getName() + "), built without IdempotentErrorHandlers")
 			.contains("docs/adopting.md");
+	}
+
+	@Test
+	void withStoredOffsetsAHandlerBuiltWithoutTheStartersPiecesStopsTheApplication() {
+		SpringApplicationBuilder application = new SpringApplicationBuilder(ItApplication.class, Listeners.class)
+			.properties("spring.kafka.bootstrap-servers=" + this.broker.getBrokersAsString(), "it.group=" + GROUP,
+					"idempotent.offsets.enabled=true", "idempotent.jdbc.initialize-schema=always",
+					"spring.main.web-application-type=none");
+		assertThat(StartupFailure.rootCause(application)).isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("Container factory 'kafkaListenerContainerFactory' uses an error handler ("
+					+ OwnHandler.class.getName() + ") not built with IdempotentErrorHandlers, which"
+					+ " idempotent.offsets.enabled=true needs");
 	}
 
 	@Test

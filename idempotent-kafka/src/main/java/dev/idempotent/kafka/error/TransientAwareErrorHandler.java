@@ -1,6 +1,10 @@
 package dev.idempotent.kafka.error;
 
+import java.util.List;
+
+import dev.idempotent.kafka.offset.StoredOffsets;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
@@ -13,7 +17,9 @@ import org.springframework.kafka.listener.RetryListener;
  * retry listener: an application that sets retry listeners of its own on the handler (for metrics or logging, with
  * {@link #setRetryListeners}) adds them after it instead of replacing it. Replaced, the back-off would no longer learn
  * each attempt's failure, would take every failure for a transient one, and would retry a failing record forever
- * instead of dead-lettering it.
+ * instead of dead-lettering it. With offsets stored with the claims, the seeks to stored offsets in progress are
+ * restored after its own ({@link StoredOffsets#restoreSeeks}): it seeks to the records of the poll as it came, before
+ * records were skipped.
  * <p>Thread-safe as {@link DefaultErrorHandler} is: configure it before the containers start.
  *
  * @since 0.1.0
@@ -43,7 +49,12 @@ public class TransientAwareErrorHandler extends DefaultErrorHandler {
 	public void handleBatch(Exception thrownException, ConsumerRecords<?, ?> data, Consumer<?, ?> consumer,
 			MessageListenerContainer container, Runnable invokeListener) {
 		this.backOff.failing(thrownException);
-		super.handleBatch(thrownException, data, consumer, container, invokeListener);
+		try {
+			super.handleBatch(thrownException, data, consumer, container, invokeListener);
+		}
+		finally {
+			StoredOffsets.restoreSeeks(consumer);
+		}
 	}
 
 	/** Like {@link #handleBatch}: the back-off learns the failure first. */
@@ -52,7 +63,24 @@ public class TransientAwareErrorHandler extends DefaultErrorHandler {
 			ConsumerRecords<?, ?> data, Consumer<?, ?> consumer, MessageListenerContainer container,
 			Runnable invokeListener) {
 		this.backOff.failing(thrownException);
-		return super.handleBatchAndReturnRemaining(thrownException, data, consumer, container, invokeListener);
+		try {
+			return super.handleBatchAndReturnRemaining(thrownException, data, consumer, container, invokeListener);
+		}
+		finally {
+			StoredOffsets.restoreSeeks(consumer);
+		}
+	}
+
+	/** Handle a failed record, then restore the seeks to stored offsets its seeks may have undone. */
+	@Override
+	public void handleRemaining(Exception thrownException, List<ConsumerRecord<?, ?>> records, Consumer<?, ?> consumer,
+			MessageListenerContainer container) {
+		try {
+			super.handleRemaining(thrownException, records, consumer, container);
+		}
+		finally {
+			StoredOffsets.restoreSeeks(consumer);
+		}
 	}
 
 	/**

@@ -59,8 +59,11 @@ public final class StoredOffsets implements ClaimOffsets {
 
 	private final JdbcOffsetStore store;
 
-	/** Per consumer thread: what this consumer believes its group's stored offsets are. */
-	private final ThreadLocal<Map<TopicPartition, Position>> positions = ThreadLocal.withInitial(HashMap::new);
+	/**
+	 * Per consumer thread: what this consumer believes its group's stored offsets are (static: the error handler, which
+	 * has no reference to this bean, restores the seeks in progress on its thread).
+	 */
+	private static final ThreadLocal<Map<TopicPartition, Position>> positions = ThreadLocal.withInitial(HashMap::new);
 
 	/**
 	 * Create the stored offsets.
@@ -77,7 +80,7 @@ public final class StoredOffsets implements ClaimOffsets {
 		if (group == null || next.isEmpty()) {
 			return null; // not on a consumer thread, or nothing consumed: nothing to store
 		}
-		Map<TopicPartition, Position> known = this.positions.get();
+		Map<TopicPartition, Position> known = positions.get();
 		next.forEach((partition, offset) -> {
 			Position position = known.get(partition);
 			if (!believed(position) || !this.store.advance(group, partition.topic(), partition.partition(),
@@ -94,7 +97,7 @@ public final class StoredOffsets implements ClaimOffsets {
 		if (group == null) {
 			return;
 		}
-		Map<TopicPartition, Position> known = this.positions.get();
+		Map<TopicPartition, Position> known = positions.get();
 		for (TopicPartition partition : nextOffsets(sources, false).keySet()) {
 			Position position = known.get(partition);
 			OptionalLong stored = this.store.find(group, partition.topic(), partition.partition());
@@ -156,7 +159,7 @@ public final class StoredOffsets implements ClaimOffsets {
 	 */
 	public void assigned(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
 		String group = KafkaUtils.getConsumerGroupId();
-		Map<TopicPartition, Position> known = this.positions.get();
+		Map<TopicPartition, Position> known = positions.get();
 		known.keySet().removeAll(partitions);
 		if (group == null) {
 			return;
@@ -179,7 +182,7 @@ public final class StoredOffsets implements ClaimOffsets {
 	 * @param partitions the partitions
 	 */
 	public void revoked(Collection<TopicPartition> partitions) {
-		this.positions.get().keySet().removeAll(partitions);
+		positions.get().keySet().removeAll(partitions);
 	}
 
 	/**
@@ -191,7 +194,7 @@ public final class StoredOffsets implements ClaimOffsets {
 	 */
 	public boolean admit(ConsumerRecord<?, ?> record, Consumer<?, ?> consumer) {
 		TopicPartition partition = new TopicPartition(record.topic(), record.partition());
-		Map<TopicPartition, Position> known = this.positions.get();
+		Map<TopicPartition, Position> known = positions.get();
 		Position position = known.get(partition);
 		if (position == null || position instanceof Position.Forgotten) {
 			String group = KafkaUtils.getConsumerGroupId();
@@ -224,10 +227,12 @@ public final class StoredOffsets implements ClaimOffsets {
 	}
 
 	/**
-	 * Whether a record of a partition the consumer seeks is the first fetched from the seek's target: records fetched
-	 * before the seek are skipped; a record fetched after it that is not at the target means that someone else seeked
-	 * the partition since (an error handler, to the records of a failed delivery) or that the target is gone (compacted,
-	 * a transaction marker, past retention): seek again, and when the fetch starts at the same record twice, take it.
+	 * Whether a record of a partition the consumer seeks is the first fetched from the seek's target. Records fetched
+	 * before the seek (at or past the position it set; below it while no fetch followed) are skipped.
+	 * A record past the target means that the target is gone (compacted, a transaction marker, past retention) or that
+	 * someone else seeked the partition since: seek again, and when the fetch from the target starts at the same record
+	 * twice, take it (the library's error handlers restore the seek after theirs, {@link #restoreSeeks}). A record below
+	 * a target beyond the partition's log (the log lost records, the topic was created again) is taken.
 	 */
 	private boolean fetchedFromTarget(ConsumerRecord<?, ?> record, Consumer<?, ?> consumer,
 			Map<TopicPartition, Position> known, TopicPartition partition, Position.Seeking seeking) {
@@ -237,18 +242,58 @@ public final class StoredOffsets implements ClaimOffsets {
 		if (record.offset() >= consumer.position(partition)) {
 			return false; // fetched before the seek
 		}
-		boolean atTarget = !seeking.beginning() && record.offset() == seeking.target();
-		Long twice = seeking.fetchedFrom();
-		if (atTarget || (twice != null && twice == record.offset())) {
-			if (!seeking.beginning() && record.offset() < seeking.target()) {
-				logger.warn("The stored offset {} of {} is beyond the partition's log (the topic lost records or was"
-						+ " created again); continuing from {}", seeking.target(), partition, record.offset());
-			}
-			known.put(partition, seeking.beginning() ? new Position.Absent() : new Position.Stored(seeking.target()));
+		long offset = record.offset();
+		if (seeking.beginning()) {
+			return takeTwice(record, consumer, known, partition, seeking, new Position.Absent());
+		}
+		if (offset == seeking.target()) {
+			known.put(partition, new Position.Stored(seeking.target()));
+			return true;
+		}
+		if (offset > seeking.target()) {
+			return takeTwice(record, consumer, known, partition, seeking, new Position.Stored(seeking.target()));
+		}
+		if (consumer.position(partition) == seeking.target()) {
+			return false; // fetched before a seek forwards to the target, which no fetch followed yet
+		}
+		Long end = consumer.endOffsets(List.of(partition)).get(partition);
+		if (end == null || end >= seeking.target()) {
+			return seek(consumer, known, partition, seeking); // someone else moved the consumer below the target
+		}
+		logger.warn("The stored offset {} of {} is beyond the partition's log, which ends at {} (the log lost records, or"
+				+ " the topic was created again); continuing from {}", seeking.target(), partition, end, offset);
+		known.put(partition, new Position.Stored(seeking.target()));
+		return true;
+	}
+
+	/** Take the record if the fetch from the seek's target started at it before, else seek again and remember it. */
+	private static boolean takeTwice(ConsumerRecord<?, ?> record, Consumer<?, ?> consumer,
+			Map<TopicPartition, Position> known, TopicPartition partition, Position.Seeking seeking, Position taken) {
+		Long before = seeking.fetchedFrom();
+		if (before != null && before == record.offset()) {
+			known.put(partition, taken);
 			return true;
 		}
 		return seek(consumer, known, partition,
 				new Position.Seeking(seeking.target(), seeking.beginning(), record.offset()));
+	}
+
+	/**
+	 * After an error handler (or after-rollback processor) seeked the consumer to the records of a failed delivery, which
+	 * it takes from the poll as it came, before records were skipped: seek the partitions this consumer is seeking to
+	 * their stored offset again. Call on the consumer thread, after the handler's seeks.
+	 * @param consumer the consumer
+	 */
+	public static void restoreSeeks(Consumer<?, ?> consumer) {
+		Map<TopicPartition, Position> known = positions.get();
+		if (known.isEmpty()) {
+			return;
+		}
+		for (Map.Entry<TopicPartition, Position> entry : List.copyOf(known.entrySet())) {
+			if (entry.getValue() instanceof Position.Seeking seeking && consumer.assignment().contains(entry.getKey())) {
+				seek(consumer, known, entry.getKey(), seeking);
+			}
+		}
 	}
 
 	private static boolean seek(Consumer<?, ?> consumer, Map<TopicPartition, Position> known, TopicPartition partition,

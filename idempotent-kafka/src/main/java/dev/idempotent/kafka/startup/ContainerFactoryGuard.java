@@ -7,8 +7,11 @@ import java.util.function.Supplier;
 import dev.idempotent.kafka.IdempotentListener;
 import dev.idempotent.kafka.error.ErrorHandlerClassifier;
 import dev.idempotent.kafka.error.IdempotentErrorHandlers;
+import dev.idempotent.kafka.error.TransientAwareAfterRollbackProcessor;
+import dev.idempotent.kafka.error.TransientAwareErrorHandler;
 import dev.idempotent.kafka.method.ListenerMethod;
 import dev.idempotent.kafka.method.ListenerMethods;
+import dev.idempotent.kafka.offset.StoredOffsets;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -169,6 +172,7 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 			factory.setCommonErrorHandler(given);
 			logger.info("Container factory '{}' had no error handler; it now uses the application's ({})", name,
 					given.getClass().getName());
+			requireRestoredSeeks(name, given);
 			warnIfBuiltWithoutTheStarter(name, given);
 		}
 		else if (!isBean(CommonErrorHandler.class, handler)) {
@@ -180,8 +184,27 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 					+ " on the factory; see docs/adopting.md, 'Keep your error handler'.");
 		}
 		else {
+			requireRestoredSeeks(name, handler);
 			warnIfBuiltWithoutTheStarter(name, handler);
 		}
+	}
+
+	/**
+	 * With offsets stored with the claims, the error handler must restore the seeks to stored offsets after its own:
+	 * another handler's seek, to the records of the poll as it came, would skip records a database failover lost.
+	 */
+	private void requireRestoredSeeks(String name, Object handler) {
+		if (this.beanFactory.getBeanProvider(StoredOffsets.class).getIfAvailable() == null
+				|| handler instanceof TransientAwareErrorHandler || handler instanceof TransientAwareAfterRollbackProcessor) {
+			return;
+		}
+		throw new IllegalStateException("Container factory '" + name + "' uses an error handler ("
+				+ handler.getClass().getName() + ") not built with IdempotentErrorHandlers, which"
+				+ " idempotent.offsets.enabled=true needs: after a database failover the consumer seeks back to the"
+				+ " stored offsets, and another handler's seek to a failed delivery's records would skip the records the"
+				+ " database lost. Build it with handlers.errorHandler(yourRecoverer, yourBackOff) (or"
+				+ " handlers.afterRollbackProcessor(...)), see docs/adopting.md, 'Keep your error handler'; or set"
+				+ " idempotent.offsets.enabled=false.");
 	}
 
 	private void warnIfBuiltWithoutTheStarter(String name, CommonErrorHandler handler) {
@@ -200,6 +223,7 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 			AbstractMessageListenerContainer<?, ?> probe, AbstractMessageListenerContainer<?, ?> secondProbe) {
 		AfterRollbackProcessor<?, ?> processor = probe.getAfterRollbackProcessor();
 		if (isBean(AfterRollbackProcessor.class, processor)) {
+			requireRestoredSeeks(name, processor);
 			classify(processor);
 			return;
 		}
@@ -221,6 +245,7 @@ public final class ContainerFactoryGuard implements KafkaListenerConfigurer {
 			// told apart only here: the customizer replaces the one set on the factory
 			throw notABean(name, customized);
 		}
+		requireRestoredSeeks(name, given);
 		logger.info("Container factory '{}' has a Kafka transaction manager and had spring-kafka's default"
 				+ " after-rollback processor; it now uses the application's ({})", name, given.getClass().getName());
 	}

@@ -56,6 +56,7 @@ class StoredOffsetsTest {
 	void setUp() {
 		SchemaInitializer.offsets(this.h2, this.table, SqlDialect.H2).initialize();
 		this.offsets = new StoredOffsets(new JdbcOffsetStore(this.h2, this.table, SqlDialect.H2, Clock.systemUTC()));
+		this.offsets.revoked(List.of(PARTITION, new TopicPartition("orders", 1))); // what an earlier test left on the thread
 		this.consumer.assign(List.of(PARTITION));
 		this.consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
 		KafkaUtils.setConsumerGroupId(GROUP);
@@ -81,6 +82,44 @@ class StoredOffsetsTest {
 		assertThat(pollAdmitted()).as("fetched from another seek than the stored offset's").isEmpty();
 		assertThat(this.consumer.position(PARTITION)).as("sought back").isEqualTo(5);
 		assertThat(pollAdmitted()).containsExactly(5L, 6L, 7L, 8L, 9L, 10L, 11L);
+	}
+
+	@Test
+	void theLibrarysErrorHandlersRestoreTheSeekAfterTheirOwnHoweverOftenTheyFail() {
+		store(5);
+		this.consumer.seek(PARTITION, 10);
+		addRecords(5, 12);
+		assertThat(pollAdmitted()).isEmpty();
+		for (int failures = 0; failures < 3; failures++) {
+			this.consumer.seek(PARTITION, 10); // an error handler, to the poll's records as they came
+			StoredOffsets.restoreSeeks(this.consumer);
+			assertThat(this.consumer.position(PARTITION)).isEqualTo(5);
+		}
+		assertThat(pollAdmitted()).containsExactly(5L, 6L, 7L, 8L, 9L, 10L, 11L);
+	}
+
+	@Test
+	void recordsBelowAStoredOffsetAheadOfKafkasAreSkippedHoweverOftenTheyAreDelivered() {
+		store(8);
+		this.consumer.seek(PARTITION, 3);
+		this.consumer.updateEndOffsets(Map.of(PARTITION, 12L));
+		addRecords(3, 12);
+		ConsumerRecord<String, String> stale = new ConsumerRecord<>("orders", 0, 3, "k", "v");
+		assertThat(pollAdmitted()).as("processed already: the database stores 8").isEmpty();
+		assertThat(this.offsets.admit(stale, this.consumer)).as("delivered again from memory").isFalse();
+		assertThat(this.offsets.admit(stale, this.consumer)).isFalse();
+		assertThat(pollAdmitted()).containsExactly(8L, 9L, 10L, 11L);
+	}
+
+	@Test
+	void aStoredOffsetBeyondThePartitionsLogLeavesTheConsumerWhereKafkaReset() {
+		store(50);
+		this.consumer.seek(PARTITION, 0);
+		this.consumer.updateEndOffsets(Map.of(PARTITION, 3L));
+		addRecords(0, 3);
+		assertThat(pollAdmitted()).isEmpty();
+		this.consumer.seek(PARTITION, 0); // auto.offset.reset: 50 is out of range
+		assertThat(pollAdmitted()).containsExactly(0L, 1L, 2L);
 	}
 
 	@Test
