@@ -54,6 +54,12 @@ public final class GaleraCluster {
 
 	private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
 
+	private @Nullable Path provider;
+
+	private @Nullable String clusterAddress;
+
+	private boolean root;
+
 	private GaleraCluster(Path directory) {
 		this.directory = directory;
 	}
@@ -101,6 +107,45 @@ public final class GaleraCluster {
 		return this.nodes.size();
 	}
 
+	/**
+	 * A JDBC URL of the database {@code test} on several nodes, in order, through mariadb-java-client's sequential
+	 * failover: a connection goes to the first node that answers, as an application configured with the cluster's
+	 * nodes connects.
+	 * @param nodes the nodes, in the order to try them
+	 * @return the URL
+	 */
+	public String failoverUrl(int... nodes) {
+		return "jdbc:mariadb:sequential://" + String.join(",", java.util.Arrays.stream(nodes)
+			.mapToObj((node) -> "127.0.0.1:" + this.nodes.get(node).port())
+			.toList()) + "/test";
+	}
+
+	/**
+	 * Kill a node with SIGKILL; the others go on as a cluster (a majority of three).
+	 * @param node the node
+	 */
+	public synchronized void kill(int node) {
+		this.nodes.get(node).kill();
+	}
+
+	/**
+	 * Start a killed node again; returns once it rejoined the cluster and caught up (a state transfer).
+	 * @param node the node
+	 */
+	public synchronized void restart(int node) {
+		Node restarted = this.nodes.get(node);
+		try {
+			restarted.start(java.util.Objects.requireNonNull(this.provider),
+					java.util.Objects.requireNonNull(this.clusterAddress), this.root, false);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+			.failFast("node " + node + " exited: " + restarted.logTail(), () -> !restarted.alive())
+			.until(() -> restarted.synced(NODES));
+	}
+
 	/** A JDBC URL of a node's database {@code test}, through mariadb-java-client. */
 	public String url(int node) {
 		return "jdbc:mariadb://127.0.0.1:" + this.nodes.get(node).port() + "/test";
@@ -135,6 +180,8 @@ public final class GaleraCluster {
 
 	private void start(Path provider) throws IOException {
 		boolean root = "root".equals(System.getProperty("user.name"));
+		this.provider = provider;
+		this.root = root;
 		if (root) {
 			setOwner(this.directory);
 		}
@@ -144,6 +191,7 @@ public final class GaleraCluster {
 			gcommPorts.add(this.nodes.get(i).gcommPort());
 		}
 		String clusterAddress = "gcomm://" + String.join(",", gcommPorts.stream().map((port) -> "127.0.0.1:" + port).toList());
+		this.clusterAddress = clusterAddress;
 		for (Node node : this.nodes) {
 			node.install(root);
 		}
