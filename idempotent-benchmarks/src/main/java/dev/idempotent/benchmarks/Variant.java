@@ -8,6 +8,10 @@ enum Variant {
 	PLAIN_BATCH_500("1b. plain batch @KafkaListener, batches of 500, the batch write of 3, no deduplication (batch ceiling)",
 			Variants.PlainBatch.class, 500, false),
 
+	PLAIN_BATCH_500_UNBATCHED("1c. plain batch @KafkaListener, batches of 500, each record written as 1 writes it"
+			+ " (unbatched), one transaction per poll, no deduplication (group commit ceiling)",
+			Variants.PlainBatchUnbatched.class, 500, false),
+
 	IDEMPOTENT("2. @IdempotentListener, single records", Variants.Idempotent.class, 0, true),
 
 	IDEMPOTENT_GROUP_COMMIT("2b. = 2, group commit (idempotent.group-commit.enabled=true, code unchanged)",

@@ -2,10 +2,13 @@ package dev.idempotent.benchmarks.floor;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,36 +20,49 @@ import java.util.concurrent.Future;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotent.jdbc.SchemaInitializer;
-import dev.idempotent.jdbc.SqlDialect;
+import dev.idempotent.benchmarks.BenchLedger;
+import dev.idempotent.benchmarks.layout.ClaimLayout;
 import dev.idempotent.jdbc.TableName;
 
 /**
- * The database floor of the two ratios the benchmark targets: the database work alone of each shape, on plain JDBC, with no
- * Kafka, no Spring and no library code on the path. A listener of a shape cannot run faster than its database work
- * on the same machine with the same number of threads, so {@code floor(group commit) / measured(plain listener)} bounds
- * what any group commit of an unchanged record listener can reach, and {@code floor(claim + batch write) /
+ * The database floor of the ratios the benchmark targets: the database work alone of each shape, on plain JDBC, with
+ * no Kafka, no Spring and no library code on the path. A listener of a shape cannot run faster than its database work
+ * on the same machine with the same number of threads, so {@code floor(group commit) / measured(plain listener)}
+ * bounds what any group commit of an unchanged record listener can reach, and {@code floor(claim + batch write) /
  * floor(batch write)} what any batch claim can reach against the plain batch listener.
  * <p>
  * The shapes, each with the business write of the main benchmark ({@code bench_ledger} and {@code bench_outbox}, two
- * narrow rows per record) and the claim table of the shipped MariaDB DDL:
+ * narrow rows per record), on MariaDB or PostgreSQL ({@code --db-url}), each shape that claims once per
+ * {@link ClaimLayout layout} of {@code --layouts}:
  * <ul>
  * <li>{@code single}: per record, as Spring's {@code DataSourceTransactionManager} runs a plain {@code @Transactional}
  * listener on a pool in auto-commit mode: {@code setAutoCommit(false)}, the two INSERTs, {@code COMMIT},
  * {@code setAutoCommit(true)};</li>
  * <li>{@code single_no_toggle}: the same on a connection that stays out of auto-commit mode (the driver settings);</li>
+ * <li>{@code single_claim}: {@code single_no_toggle} after the claim INSERT of one row as the library words it (the
+ * source columns; MariaDB {@code INSERT IGNORE ... RETURNING}, PostgreSQL {@code ON CONFLICT (...) DO NOTHING});</li>
+ * <li>{@code hit}: per record of {@code single_claim}, the same claim INSERT finding the key taken, the read of its
+ * row (a locking read on MariaDB), {@code COMMIT};</li>
  * <li>{@code group}: per group of {@code --group} records, the least a claim by INSERT must do (one multi-row
- * {@code INSERT IGNORE} of the group's claim rows, nothing read, nothing returned), the two INSERTs per record one
- * statement each (the listener's code unchanged), one {@code COMMIT};</li>
- * <li>{@code batch}: per batch, the two INSERTs as JDBC batches ({@code rewriteBatchedStatements=true}: two multi-row
- * statements) and one {@code COMMIT}: the plain batch listener's database work;</li>
- * <li>{@code batch_claim}: = {@code batch} after the same minimal claim INSERT of the batch's rows.</li>
+ * skipping INSERT of the group's rows, the columns the DDL requires, nothing read, nothing returned), the two INSERTs
+ * per record one statement each (the listener's code unchanged), one {@code COMMIT};</li>
+ * <li>{@code batch}: per batch, the two INSERTs as JDBC batches (multi-row statements with MariaDB's
+ * {@code rewriteBatchedStatements=true} or PostgreSQL's {@code reWriteBatchedInserts=true}) and one {@code COMMIT}:
+ * the plain batch listener's database work;</li>
+ * <li>{@code batch_claim}: = {@code batch} after the least claim INSERT of {@code group};</li>
+ * <li>{@code batch_claim_source}: the claim INSERT also writes the source columns (topic, partition, offset), as the
+ * library's does;</li>
+ * <li>{@code batch_claim_returning}: the claim INSERT also returns the keys it inserted ({@code RETURNING}): the
+ * library's statement;</li>
+ * <li>{@code batch_claim_read}: a plain read of the batch's keys before that INSERT: the library's batch claim on
+ * MariaDB (on PostgreSQL the library reads only the keys the INSERT skipped).</li>
  * </ul>
- * Every key is new (the floor of a claim is an insert; a hit only adds work). Not published.
+ * Every key is new except in {@code hit} (the floor of a claim is an insert). Not published.
  * <pre>
  * java -Dloader.main=dev.idempotent.benchmarks.floor.DatabaseFloor \
  *   -cp idempotent-benchmarks/target/idempotent-benchmarks-0.1.0-SNAPSHOT.jar \
- *   org.springframework.boot.loader.launch.PropertiesLauncher --records=20000 --rounds=3 --threads=2 --group=500
+ *   org.springframework.boot.loader.launch.PropertiesLauncher --records=20000 --rounds=3 --threads=2 --group=500 \
+ *   --layouts=text,digest [--db-url=jdbc:postgresql://127.0.0.1:5432/test?reWriteBatchedInserts=true --db-user=postgres]
  * </pre>
  */
 public final class DatabaseFloor {
@@ -55,9 +71,9 @@ public final class DatabaseFloor {
 
 	private static final String OUTBOX = "INSERT INTO bench_outbox (variant, order_id, kind) VALUES (?, ?, 'PAYMENT_RECEIVED')";
 
-	private static final TableName CLAIM_TABLE = new TableName("floor_claim");
-
 	private final HikariDataSource dataSource;
+
+	private final boolean postgres;
 
 	private final int records;
 
@@ -65,8 +81,9 @@ public final class DatabaseFloor {
 
 	private final int group;
 
-	private DatabaseFloor(HikariDataSource dataSource, int records, int threads, int group) {
+	private DatabaseFloor(HikariDataSource dataSource, boolean postgres, int records, int threads, int group) {
 		this.dataSource = dataSource;
+		this.postgres = postgres;
 		this.records = records;
 		this.threads = threads;
 		this.group = group;
@@ -79,56 +96,71 @@ public final class DatabaseFloor {
 			options.put(pair[0], (pair.length > 1) ? pair[1] : "true");
 		}
 		int threads = Integer.parseInt(options.getOrDefault("threads", "2"));
+		String url = options.getOrDefault("db-url", "jdbc:mysql://127.0.0.1:3306/test?rewriteBatchedStatements=true");
+		boolean postgres = url.startsWith("jdbc:postgresql:");
 		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(options.getOrDefault("db-url",
-				"jdbc:mysql://127.0.0.1:3306/test?rewriteBatchedStatements=true"));
-		config.setUsername(options.getOrDefault("db-user", "root"));
+		config.setJdbcUrl(url);
+		config.setUsername(options.getOrDefault("db-user", postgres ? "postgres" : "root"));
 		config.setPassword(options.getOrDefault("db-password", ""));
 		config.setMaximumPoolSize(threads);
+		List<ClaimLayout> layouts = Arrays.stream(options.getOrDefault("layouts", "text").split(","))
+			.map((name) -> ClaimLayout.valueOf(name.trim().toUpperCase()))
+			.toList();
 		try (HikariDataSource dataSource = new HikariDataSource(config)) {
 			int records = Integer.parseInt(options.getOrDefault("records", "20000"));
 			int group = Integer.parseInt(options.getOrDefault("group", "500"));
 			int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
-			new DatabaseFloor(dataSource, Math.max(2000, records / 10), threads, group).round(0);
-			DatabaseFloor floor = new DatabaseFloor(dataSource, records, threads, group);
-			Map<Shape, List<Double>> rates = new LinkedHashMap<>();
+			new DatabaseFloor(dataSource, postgres, Math.max(2000, records / 10), threads, group).round(0, layouts);
+			DatabaseFloor floor = new DatabaseFloor(dataSource, postgres, records, threads, group);
+			Map<String, List<Double>> rates = new LinkedHashMap<>();
 			for (int round = 1; round <= rounds; round++) {
-				floor.round(round).forEach((shape, rate) -> rates.computeIfAbsent(shape, (s) -> new ArrayList<>()).add(rate));
+				floor.round(round, layouts)
+					.forEach((run, rate) -> rates.computeIfAbsent(run, (s) -> new ArrayList<>()).add(rate));
 			}
-			print(rates, records, threads, group);
+			print(rates, records, threads, group, postgres ? "PostgreSQL" : "MariaDB", layouts);
 		}
 	}
 
-	/** One round of every shape, on empty tables; returns records per second by shape. */
-	private Map<Shape, Double> round(int round) throws Exception {
-		Map<Shape, Double> rates = new LinkedHashMap<>();
+	/** One round of every shape (each that claims once per layout), on empty tables; records/s by shape. */
+	private Map<String, Double> round(int round, List<ClaimLayout> layouts) throws Exception {
+		Map<String, Double> rates = new LinkedHashMap<>();
 		for (Shape shape : Shape.values()) {
-			createTables();
-			String variant = "floor-" + shape.name().toLowerCase() + "-" + round;
-			long start = System.nanoTime();
-			runThreads(shape, variant);
-			rates.put(shape, this.records / ((System.nanoTime() - start) / 1e9));
+			for (ClaimLayout layout : shape.claims ? layouts : layouts.subList(0, 1)) {
+				String run = shape.name().toLowerCase() + (shape.claims ? " [" + layout.name().toLowerCase() + "]" : "");
+				// a hit claims the keys its layout's single_claim claimed, in their table
+				Shape tables = (shape == Shape.HIT) ? Shape.SINGLE_CLAIM : shape;
+				if (shape != Shape.HIT) {
+					createTables(layout);
+				}
+				String variant = "floor-" + tables.name().toLowerCase() + "-" + layout.name().toLowerCase() + "-" + round;
+				long start = System.nanoTime();
+				runThreads(shape, layout, variant);
+				rates.put(run, this.records / ((System.nanoTime() - start) / 1e9));
+			}
 		}
 		return rates;
 	}
 
-	private void createTables() throws SQLException {
+	private static TableName claimTable(ClaimLayout layout) {
+		return new TableName("floor_claim_" + layout.name().toLowerCase());
+	}
+
+	private void createTables(ClaimLayout layout) throws SQLException {
 		try (Connection connection = this.dataSource.getConnection();
 				java.sql.Statement statement = connection.createStatement()) {
+			connection.setAutoCommit(true);
 			statement.execute("DROP TABLE IF EXISTS bench_ledger");
 			statement.execute("DROP TABLE IF EXISTS bench_outbox");
-			statement.execute("DROP TABLE IF EXISTS " + CLAIM_TABLE);
-			statement.execute("CREATE TABLE bench_ledger (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
-					+ " variant VARCHAR(64) NOT NULL, order_id VARCHAR(64) NOT NULL, amount_minor BIGINT NOT NULL,"
-					+ " INDEX idx_bench_ledger_order (variant, order_id))");
-			statement.execute("CREATE TABLE bench_outbox (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
-					+ " variant VARCHAR(64) NOT NULL, order_id VARCHAR(64) NOT NULL, kind VARCHAR(32) NOT NULL)");
+			statement.execute("DROP TABLE IF EXISTS " + claimTable(layout));
+			for (String ddl : BenchLedger.ddl(this.postgres)) {
+				statement.execute(ddl);
+			}
 		}
-		new SchemaInitializer(this.dataSource, CLAIM_TABLE, SqlDialect.MARIADB).initialize();
+		layout.create(this.dataSource, claimTable(layout), this.postgres);
 	}
 
 	/** The records {@code 0..records-1}, thread {@code t} taking every {@code threads}-th, as two partitions would. */
-	private void runThreads(Shape shape, String variant) throws Exception {
+	private void runThreads(Shape shape, ClaimLayout layout, String variant) throws Exception {
 		ExecutorService pool = Executors.newFixedThreadPool(this.threads);
 		try {
 			List<Future<Void>> done = new ArrayList<>();
@@ -140,7 +172,7 @@ public final class DatabaseFloor {
 				Callable<Void> work = () -> {
 					try (Connection connection = this.dataSource.getConnection()) {
 						connection.setAutoCommit(shape == Shape.SINGLE);
-						shape.run(this, connection, variant, orders);
+						new Claims(layout, claimTable(layout), this.postgres).run(this, shape, connection, variant, orders);
 					}
 					return null;
 				};
@@ -155,12 +187,17 @@ public final class DatabaseFloor {
 		}
 	}
 
-	private void single(Connection connection, String variant, List<String> orders, boolean toggle) throws SQLException {
+	private void single(Connection connection, String variant, List<String> orders, boolean toggle,
+			Claims claims) throws SQLException {
 		try (PreparedStatement ledger = connection.prepareStatement(LEDGER);
-				PreparedStatement outbox = connection.prepareStatement(OUTBOX)) {
+				PreparedStatement outbox = connection.prepareStatement(OUTBOX);
+				PreparedStatement claim = (claims != null) ? claims.prepareSingleInsert(connection) : null) {
 			for (String order : orders) {
 				if (toggle) {
 					connection.setAutoCommit(false);
+				}
+				if (claims != null && claims.insert(claim, variant, List.of(order), true) != 1) {
+					throw new IllegalStateException("The floor's key " + order + " was taken");
 				}
 				write(ledger, outbox, variant, order);
 				connection.commit();
@@ -171,14 +208,27 @@ public final class DatabaseFloor {
 		}
 	}
 
-	private void grouped(Connection connection, String variant, List<String> orders, boolean claim, boolean batched)
+	private void hits(Connection connection, String variant, List<String> orders, Claims claims) throws SQLException {
+		try (PreparedStatement claim = claims.prepareSingleInsert(connection);
+				PreparedStatement read = claims.prepareRead(connection, 1, !this.postgres)) {
+			for (String order : orders) {
+				if (claims.insert(claim, variant, List.of(order), true) != 0 || claims.read(read, variant, List.of(order)) != 1) {
+					throw new IllegalStateException("The floor's key " + order + " was not a hit");
+				}
+				connection.commit();
+			}
+		}
+	}
+
+	private void grouped(Connection connection, String variant, List<String> orders, Shape shape, Claims claims)
 			throws SQLException {
+		boolean batched = shape != Shape.GROUP;
 		try (PreparedStatement ledger = connection.prepareStatement(LEDGER);
 				PreparedStatement outbox = connection.prepareStatement(OUTBOX)) {
 			for (int from = 0; from < orders.size(); from += this.group) {
 				List<String> chunk = orders.subList(from, Math.min(orders.size(), from + this.group));
-				if (claim) {
-					claim(connection, variant, chunk);
+				if (shape.claims) {
+					claims.claimChunk(connection, shape, variant, chunk);
 				}
 				for (String order : chunk) {
 					if (batched) {
@@ -199,26 +249,6 @@ public final class DatabaseFloor {
 		}
 	}
 
-	/** The least a claim by INSERT does: one multi-row INSERT of the rows, the columns the shipped DDL requires. */
-	private static void claim(Connection connection, String scope, List<String> keys) throws SQLException {
-		StringBuilder sql = new StringBuilder("INSERT IGNORE INTO ").append(CLAIM_TABLE)
-			.append(" (scope, idempotency_key, status, attempts, created_at, updated_at) VALUES ");
-		for (int i = 0; i < keys.size(); i++) {
-			sql.append((i == 0) ? "" : ", ").append("(?, ?, 1, 1, ?, ?)");
-		}
-		Timestamp now = Timestamp.valueOf(LocalDateTime.now());
-		try (PreparedStatement insert = connection.prepareStatement(sql.toString())) {
-			int index = 1;
-			for (String key : keys) {
-				insert.setString(index++, scope);
-				insert.setString(index++, key);
-				insert.setTimestamp(index++, now);
-				insert.setTimestamp(index++, now);
-			}
-			insert.executeUpdate();
-		}
-	}
-
 	private static void write(PreparedStatement ledger, PreparedStatement outbox, String variant, String order)
 			throws SQLException {
 		bind(ledger, outbox, variant, order);
@@ -235,52 +265,149 @@ public final class DatabaseFloor {
 		outbox.setString(2, order);
 	}
 
-	private static void print(Map<Shape, List<Double>> rates, int records, int threads, int group) {
-		System.out.printf("%n%,d records, %d threads, groups and batches of %d; records/s, median of %d rounds (range)%n%n",
-				records, threads, group, rates.get(Shape.SINGLE).size());
+	private static void print(Map<String, List<Double>> rates, int records, int threads, int group, String database,
+			List<ClaimLayout> layouts) {
+		System.out.printf("%n%s, %,d records, %d threads, groups and batches of %d; records/s, median of %d rounds (range)%n%n",
+				database, records, threads, group, rates.values().iterator().next().size());
 		System.out.println("| shape | records/s | range |");
 		System.out.println("|---|---|---|");
-		Map<Shape, Double> medians = new LinkedHashMap<>();
-		rates.forEach((shape, values) -> {
+		Map<String, Double> medians = new LinkedHashMap<>();
+		rates.forEach((run, values) -> {
 			List<Double> sorted = values.stream().sorted().toList();
 			double median = sorted.get(sorted.size() / 2);
-			medians.put(shape, median);
-			System.out.printf("| %s | %,.0f | %,.0f–%,.0f |%n", shape.title, median, sorted.get(0),
-					sorted.get(sorted.size() - 1));
+			medians.put(run, median);
+			System.out.printf("| %s | %,.0f | %,.0f–%,.0f |%n", run, median, sorted.get(0), sorted.get(sorted.size() - 1));
 		});
-		System.out.printf("%ngroup / single: %.2f; group / single_no_toggle: %.2f; batch_claim / batch: %.2f%n",
-				medians.get(Shape.GROUP) / medians.get(Shape.SINGLE),
-				medians.get(Shape.GROUP) / medians.get(Shape.SINGLE_NO_TOGGLE),
-				medians.get(Shape.BATCH_CLAIM) / medians.get(Shape.BATCH));
+		System.out.println();
+		for (ClaimLayout layout : layouts) {
+			String l = " [" + layout.name().toLowerCase() + "]";
+			System.out.printf("%s: group / single %.2f; batch_claim / batch %.2f; batch_claim_returning / batch %.2f;"
+					+ " batch_claim_read / batch %.2f; single_claim / single_no_toggle %.2f; hit / single_claim %.2f%n",
+					layout.name().toLowerCase(), medians.get("group" + l) / medians.get("single"),
+					medians.get("batch_claim" + l) / medians.get("batch"),
+					medians.get("batch_claim_returning" + l) / medians.get("batch"),
+					medians.get("batch_claim_read" + l) / medians.get("batch"),
+					medians.get("single_claim" + l) / medians.get("single_no_toggle"),
+					medians.get("hit" + l) / medians.get("single_claim" + l));
+		}
+	}
+
+	/** The claim statements of one layout on one database, as the shapes word them. */
+	private record Claims(ClaimLayout layout, TableName table, boolean postgres) {
+
+		/**
+		 * A multi-row claim INSERT that skips taken keys: the least one (the columns the DDL requires), or with the
+		 * source columns, or also returning the inserted keys.
+		 */
+		PreparedStatement prepareInsert(Connection connection, int rows, boolean source, boolean returning)
+				throws SQLException {
+			String row = "(" + this.layout.keyPlaceholders() + ", 1, 1, " + (source ? "?, ?, ?, " : "") + "?, ?)";
+			String sql = (this.postgres ? "INSERT INTO " : "INSERT IGNORE INTO ") + this.table + " ("
+					+ this.layout.keyColumns() + ", status, attempts, "
+					+ (source ? "source_topic, source_partition, source_offset, " : "") + "created_at, updated_at) VALUES "
+					+ String.join(", ", Collections.nCopies(rows, row))
+					+ (this.postgres ? " ON CONFLICT (" + this.layout.uniqueColumns() + ") DO NOTHING" : "")
+					+ (returning ? " RETURNING " + this.layout.uniqueColumns() : "");
+			return connection.prepareStatement(sql);
+		}
+
+		/**
+		 * The library's single claim INSERT: with the source columns, {@code RETURNING} on MariaDB (where it tells a
+		 * skipped row from an inserted one), an update count on PostgreSQL.
+		 */
+		PreparedStatement prepareSingleInsert(Connection connection) throws SQLException {
+			return prepareInsert(connection, 1, true, !this.postgres);
+		}
+
+		/** Run a claim INSERT; returns the rows it inserted. */
+		int insert(PreparedStatement ps, String scope, List<String> keys, boolean source) throws SQLException {
+			Timestamp now = Timestamp.valueOf(LocalDateTime.now());
+			int index = 1;
+			for (String key : keys) {
+				index = this.layout.bindKey(ps, index, scope, key);
+				if (source) {
+					ps.setString(index++, "bench");
+					ps.setInt(index++, 0);
+					ps.setLong(index++, key.hashCode() & 0xffffffL);
+				}
+				ps.setTimestamp(index++, now);
+				ps.setTimestamp(index++, now);
+			}
+			if (!ps.execute()) {
+				return ps.getUpdateCount();
+			}
+			int inserted = 0;
+			try (ResultSet rs = ps.getResultSet()) {
+				while (rs.next()) {
+					inserted++;
+				}
+			}
+			return inserted;
+		}
+
+		/** A read of the rows of several keys, a locking read or a plain one, as the library reads them. */
+		PreparedStatement prepareRead(Connection connection, int keys, boolean locking) throws SQLException {
+			return connection.prepareStatement("SELECT idempotency_key, status, created_at, source_topic,"
+					+ " source_partition, source_offset FROM " + this.table + " WHERE " + this.layout.lookup(keys)
+					+ (locking ? " LOCK IN SHARE MODE" : ""));
+		}
+
+		/** Run a read; returns the rows it found. */
+		int read(PreparedStatement ps, String scope, List<String> keys) throws SQLException {
+			this.layout.bindLookup(ps, 1, scope, keys);
+			int found = 0;
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					found++;
+				}
+			}
+			return found;
+		}
+
+		/** The claim of a chunk of new keys, as the shape words it. */
+		void claimChunk(Connection connection, Shape shape, String scope, List<String> keys) throws SQLException {
+			boolean source = shape == Shape.BATCH_CLAIM_SOURCE || shape == Shape.BATCH_CLAIM_RETURNING
+					|| shape == Shape.BATCH_CLAIM_READ;
+			boolean returning = shape == Shape.BATCH_CLAIM_RETURNING || shape == Shape.BATCH_CLAIM_READ;
+			if (shape == Shape.BATCH_CLAIM_READ) {
+				try (PreparedStatement read = prepareRead(connection, keys.size(), false)) {
+					if (read(read, scope, keys) != 0) {
+						throw new IllegalStateException("The floor's keys were taken");
+					}
+				}
+			}
+			try (PreparedStatement insert = prepareInsert(connection, keys.size(), source, returning)) {
+				int inserted = insert(insert, scope, keys, source);
+				if (inserted != keys.size()) {
+					throw new IllegalStateException("The floor's claim inserted " + inserted + " of " + keys.size());
+				}
+			}
+		}
+
+		void run(DatabaseFloor floor, Shape shape, Connection connection, String variant, List<String> orders)
+				throws SQLException {
+			switch (shape) {
+				case SINGLE -> floor.single(connection, variant, orders, true, null);
+				case SINGLE_NO_TOGGLE -> floor.single(connection, variant, orders, false, null);
+				case SINGLE_CLAIM -> floor.single(connection, variant, orders, false, this);
+				case HIT -> floor.hits(connection, variant, orders, this);
+				default -> floor.grouped(connection, variant, orders, shape, this);
+			}
+		}
+
 	}
 
 	/** The database work of one listener shape. */
 	private enum Shape {
 
-		SINGLE("single: per record setAutoCommit(false), 2 INSERTs, COMMIT, setAutoCommit(true)"),
+		SINGLE(false), SINGLE_NO_TOGGLE(false), SINGLE_CLAIM(true), HIT(true), GROUP(true), BATCH(false),
+		BATCH_CLAIM(true), BATCH_CLAIM_SOURCE(true), BATCH_CLAIM_RETURNING(true), BATCH_CLAIM_READ(true);
 
-		SINGLE_NO_TOGGLE("single_no_toggle: per record 2 INSERTs, COMMIT"),
+		/** Whether the shape claims, and so runs once per layout. */
+		final boolean claims;
 
-		GROUP("group: per group one claim INSERT of its rows, 2 INSERTs per record, one COMMIT"),
-
-		BATCH("batch: per batch 2 multi-row INSERTs, one COMMIT"),
-
-		BATCH_CLAIM("batch_claim: per batch one claim INSERT of its rows, 2 multi-row INSERTs, one COMMIT");
-
-		final String title;
-
-		Shape(String title) {
-			this.title = title;
-		}
-
-		void run(DatabaseFloor floor, Connection connection, String variant, List<String> orders) throws SQLException {
-			switch (this) {
-				case SINGLE -> floor.single(connection, variant, orders, true);
-				case SINGLE_NO_TOGGLE -> floor.single(connection, variant, orders, false);
-				case GROUP -> floor.grouped(connection, variant, orders, true, false);
-				case BATCH -> floor.grouped(connection, variant, orders, false, true);
-				case BATCH_CLAIM -> floor.grouped(connection, variant, orders, true, true);
-			}
+		Shape(boolean claims) {
+			this.claims = claims;
 		}
 
 	}

@@ -453,7 +453,7 @@ public final class ScaleBenchmark {
 		}
 	}
 
-	private static String loadAverage() {
+	static String loadAverage() {
 		try {
 			return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
 		}
@@ -462,7 +462,7 @@ public final class ScaleBenchmark {
 		}
 	}
 
-	private static double seconds(long startNanos) {
+	static double seconds(long startNanos) {
 		return (System.nanoTime() - startNanos) / 1e9;
 	}
 
@@ -475,7 +475,7 @@ public final class ScaleBenchmark {
 		System.out.flush();
 	}
 
-	private static String url(SqlDialect dialect, Map<String, String> options, String database) {
+	static String url(SqlDialect dialect, Map<String, String> options, String database) {
 		String url = options.get("url");
 		if (url != null) {
 			return url;
@@ -484,7 +484,7 @@ public final class ScaleBenchmark {
 				: "jdbc:mysql://127.0.0.1:3306/" + database;
 	}
 
-	private static void createDatabase(SqlDialect dialect, Map<String, String> options) {
+	static void createDatabase(SqlDialect dialect, Map<String, String> options) {
 		if (options.containsKey("url")) {
 			return;
 		}
@@ -501,7 +501,7 @@ public final class ScaleBenchmark {
 		}
 	}
 
-	private static HikariDataSource pool(SqlDialect dialect, Map<String, String> options, String url) {
+	static HikariDataSource pool(SqlDialect dialect, Map<String, String> options, String url) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(url);
 		config.setUsername(options.getOrDefault("user", (dialect == SqlDialect.POSTGRESQL) ? "postgres" : "root"));
