@@ -154,6 +154,7 @@ public final class Benchmark {
 			int total = (seeded > 0) ? seeded : produce(brokers, topic, settings);
 			StatementCounter counter = context.getBean(StatementCounter.class);
 			counter.reset();
+			CpuMeter cpu = new CpuMeter();
 			containers.forEach(MessageListenerContainer::resume);
 			Deliveries deliveries = context.getBean(Deliveries.class);
 			try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brokers))) {
@@ -161,6 +162,7 @@ public final class Benchmark {
 				awaitUntil(variant + " to deliver and commit " + total + " records",
 						() -> deliveries.count() >= total && lag(admin, group, topic) == 0);
 			}
+			CpuMeter.Usage usage = cpu.stop();
 			deliveries.delivered(0);
 			BenchLedger ledger = context.getBean(BenchLedger.class);
 			Timer latency = latency(context.getBean(MeterRegistry.class), variant);
@@ -170,7 +172,7 @@ public final class Benchmark {
 			long commits = counter.commits();
 			return new Result(variant, total, deliveries.elapsed(), percentile(latency, 0.5), percentile(latency, 0.99),
 					ledger.duplicatesTakenEffect(), settings.records() - ledger.distinctOrders(), heapMb,
-					(double) statements / total, (double) commits / total);
+					(double) statements / total, (double) commits / total, usage);
 		}
 	}
 
@@ -378,10 +380,10 @@ public final class Benchmark {
 	}
 
 	/**
-	 * One variant's numbers.
+	 * One variant's numbers; {@code cpu} is the CPU time spent while it was measured ({@link CpuMeter}).
 	 */
 	record Result(Variant variant, int records, Duration elapsed, Duration p50, Duration p99, long duplicatesTakenEffect,
-			long missing, long heapMb, double statementsPerRecord, double commitsPerRecord) {
+			long missing, long heapMb, double statementsPerRecord, double commitsPerRecord, CpuMeter.Usage cpu) {
 
 		double recordsPerSecond() {
 			return this.records / (this.elapsed.toNanos() / 1e9);

@@ -24,19 +24,21 @@ final class Report {
 				+ " %s%n%n", settings.records(), settings.rounds(), settings.warmup(), settings.duplicates() * 100,
 				settings.partitions(), settings.concurrency(), settings.dbUrl()));
 		table.append("| variant | records/s | × variant 1 | range records/s | statements/record | commits/record"
-				+ " | check p50 ms | check p99 ms | duplicates that took effect | orders missing | heap after (MB) |\n"
-				+ "|---|---|---|---|---|---|---|---|---|---|---|\n");
+				+ " | check p50 ms | check p99 ms | duplicates that took effect | orders missing | heap after (MB)"
+				+ " | CPU µs/record: consumer threads | other Java threads | GC, JIT | database | total |\n"
+				+ "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 		results.forEach((variant, rounds) -> {
 			Benchmark.Result median = median(rounds);
 			boolean checks = variant != Variant.PLAIN;
-			table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %,.0f–%,.0f | %.2f | %.3f | %s | %s | %d | %d | %d |%n",
+			table.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %,.0f–%,.0f | %.2f | %.3f | %s | %s | %d | %d | %d | %s |%n",
 					variant.title, median.recordsPerSecond(), median.recordsPerSecond() / ceiling,
 					rounds.stream().mapToDouble(Benchmark.Result::recordsPerSecond).min().orElse(0),
 					rounds.stream().mapToDouble(Benchmark.Result::recordsPerSecond).max().orElse(0),
 					median.statementsPerRecord(), median.commitsPerRecord(),
 					checks ? millis(median.p50()) : "–", checks ? millis(median.p99()) : "–",
 					rounds.stream().mapToLong(Benchmark.Result::duplicatesTakenEffect).max().orElse(0),
-					rounds.stream().mapToLong(Benchmark.Result::missing).max().orElse(0), median.heapMb()));
+					rounds.stream().mapToLong(Benchmark.Result::missing).max().orElse(0), median.heapMb(),
+					median.cpu().perRecord(median.records())));
 		});
 		table.append(ratio(results, Variant.IDEMPOTENT_GROUP_COMMIT, Variant.PLAIN,
 				"group commit (2b) × plain single-record listener (1), target ≥ 8"));

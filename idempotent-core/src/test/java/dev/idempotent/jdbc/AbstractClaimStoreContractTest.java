@@ -246,6 +246,24 @@ public abstract class AbstractClaimStoreContractTest {
 	}
 
 	@Test
+	void keysCompareByteForByteInABatchAndAreStoredAsSent() throws Throwable {
+		List<String> keys = new ArrayList<>(List.of("Order-A", "order-a", "a", "a ", " a", "café",
+				Normalizer.normalize("café", Normalizer.Form.NFD), "\uD83D\uDE00", "NULL", "null", "\"quoted\"",
+				"back\\slash", "{braces}", "a,b", "'single'", "tab\there", "\uD83D\uDCB0".repeat(KeyValidator.DEFAULT_MAX_LENGTH)));
+		java.util.Collections.sort(keys);
+		List<ClaimRequest> requests = keys.stream().map(this::request).toList();
+
+		BatchOutcome<Integer> first = this.executor.executeBatch(requests, List::size);
+		BatchOutcome<Integer> again = this.executor.executeBatch(requests, List::size);
+
+		assertThat(first.value()).isEqualTo(keys.size());
+		assertThat(again.claimed()).isEmpty();
+		assertThat(again.hits()).hasSize(keys.size());
+		assertThat(this.jdbc.queryForList("SELECT idempotency_key FROM " + this.table, String.class))
+			.containsExactlyInAnyOrderElementsOf(keys);
+	}
+
+	@Test
 	void aKeyOfMaxLengthInFourByteCharactersIsStoredAndOneMoreIsRejected() throws Throwable {
 		KeyValidator validator = new KeyValidator(KeyValidator.DEFAULT_MAX_LENGTH);
 		String longest = "\uD83D\uDCB0".repeat(KeyValidator.DEFAULT_MAX_LENGTH);

@@ -43,9 +43,12 @@ import dev.idempotent.jdbc.TableName;
  * source columns; MariaDB {@code INSERT IGNORE ... RETURNING}, PostgreSQL {@code ON CONFLICT (...) DO NOTHING});</li>
  * <li>{@code hit}: per record of {@code single_claim}, the same claim INSERT finding the key taken, the read of its
  * row (a locking read on MariaDB), {@code COMMIT};</li>
- * <li>{@code group}: per group of {@code --group} records, the least a claim by INSERT must do (one multi-row
+ * <li>{@code group_plain}: per group of {@code --group} records, the two INSERTs per record one statement each, one
+ * {@code COMMIT}: the database work of a plain batch listener that writes record by record, the ceiling of group
+ * commit;</li>
+ * <li>{@code group}: = {@code group_plain} after the least a claim by INSERT must do (one multi-row
  * skipping INSERT of the group's rows, the columns the DDL requires, nothing read, nothing returned), the two INSERTs
- * per record one statement each (the listener's code unchanged), one {@code COMMIT};</li>
+ * per record one statement each (the listener's code unchanged), one {@code COMMIT}: group commit's database work;</li>
  * <li>{@code batch}: per batch, the two INSERTs as JDBC batches (multi-row statements with MariaDB's
  * {@code rewriteBatchedStatements=true} or PostgreSQL's {@code reWriteBatchedInserts=true}) and one {@code COMMIT}:
  * the plain batch listener's database work;</li>
@@ -222,7 +225,7 @@ public final class DatabaseFloor {
 
 	private void grouped(Connection connection, String variant, List<String> orders, Shape shape, Claims claims)
 			throws SQLException {
-		boolean batched = shape != Shape.GROUP;
+		boolean batched = shape != Shape.GROUP && shape != Shape.GROUP_PLAIN;
 		try (PreparedStatement ledger = connection.prepareStatement(LEDGER);
 				PreparedStatement outbox = connection.prepareStatement(OUTBOX)) {
 			for (int from = 0; from < orders.size(); from += this.group) {
@@ -281,9 +284,10 @@ public final class DatabaseFloor {
 		System.out.println();
 		for (ClaimLayout layout : layouts) {
 			String l = " [" + layout.name().toLowerCase() + "]";
-			System.out.printf("%s: group / single %.2f; batch_claim / batch %.2f; batch_claim_returning / batch %.2f;"
+			System.out.printf("%s: group / single %.2f; group / group_plain %.2f; batch_claim / batch %.2f; batch_claim_returning / batch %.2f;"
 					+ " batch_claim_read / batch %.2f; single_claim / single_no_toggle %.2f; hit / single_claim %.2f%n",
 					layout.name().toLowerCase(), medians.get("group" + l) / medians.get("single"),
+					medians.get("group" + l) / medians.get("group_plain"),
 					medians.get("batch_claim" + l) / medians.get("batch"),
 					medians.get("batch_claim_returning" + l) / medians.get("batch"),
 					medians.get("batch_claim_read" + l) / medians.get("batch"),
@@ -400,7 +404,7 @@ public final class DatabaseFloor {
 	/** The database work of one listener shape. */
 	private enum Shape {
 
-		SINGLE(false), SINGLE_NO_TOGGLE(false), SINGLE_CLAIM(true), HIT(true), GROUP(true), BATCH(false),
+		SINGLE(false), SINGLE_NO_TOGGLE(false), SINGLE_CLAIM(true), HIT(true), GROUP_PLAIN(false), GROUP(true), BATCH(false),
 		BATCH_CLAIM(true), BATCH_CLAIM_SOURCE(true), BATCH_CLAIM_RETURNING(true), BATCH_CLAIM_READ(true);
 
 		/** Whether the shape claims, and so runs once per layout. */

@@ -29,8 +29,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * <ol>
  * <li><b>bytes per row</b>: data, all indexes, the unique index alone (MariaDB {@code mysql.innodb_index_stats}
  * after {@code ANALYZE TABLE}; PostgreSQL {@code pg_table_size}, {@code pg_relation_size} of each index);</li>
- * <li><b>batch claims</b>: 100 transactions of 500 new keys of one scope, half business-style keys that follow the
- * table's newest ({@code pay:<date>:<n>}), half random UUIDs; MariaDB: a plain read of the keys, then one
+ * <li><b>batch claims</b>: 100 transactions of 500 new keys of one scope ({@code --keys=mixed}, the default: half
+ * business-style keys that follow the table's newest, {@code pay:<date>:<n>}, half random UUIDs; {@code --keys=uuid}:
+ * all random UUIDs, so that the shipped layout's index has no locality either); MariaDB: a plain read of the keys, then one
  * {@code INSERT IGNORE ... RETURNING}; PostgreSQL: one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING};</li>
  * <li><b>single claims</b>: 2,000 new keys of the same mix, one claim INSERT and one commit each;</li>
  * <li><b>hits</b>: 2,000 existing keys picked by random id: the claim INSERT finds the key, the row is read (a
@@ -71,10 +72,15 @@ public final class LayoutScale {
 
 	private final long size;
 
+	/** Whether new keys are all random UUIDs, or every other one business-style. */
+	private final boolean uuidKeys;
+
 	/** The number after the table's newest business-style key: new keys follow the table's newest. */
 	private long next;
 
-	private LayoutScale(SqlDialect dialect, HikariDataSource dataSource, ClaimLayout layout, long size) {
+	private LayoutScale(SqlDialect dialect, HikariDataSource dataSource, ClaimLayout layout, long size,
+			boolean uuidKeys) {
+		this.uuidKeys = uuidKeys;
 		this.dialect = dialect;
 		this.dataSource = dataSource;
 		this.jdbc = new JdbcTemplate(dataSource);
@@ -96,7 +102,8 @@ public final class LayoutScale {
 		try (HikariDataSource dataSource = ScaleBenchmark.pool(dialect, options,
 				ScaleBenchmark.url(dialect, options, "scale"))) {
 			for (String name : options.getOrDefault("layouts", "text,digest").split(",")) {
-				new LayoutScale(dialect, dataSource, ClaimLayout.valueOf(name.trim().toUpperCase()), size).run();
+				new LayoutScale(dialect, dataSource, ClaimLayout.valueOf(name.trim().toUpperCase()), size,
+						options.getOrDefault("keys", "mixed").equals("uuid")).run();
 			}
 		}
 	}
@@ -109,8 +116,8 @@ public final class LayoutScale {
 		try {
 			long start = System.nanoTime();
 			new ScaleFill(this.jdbc, this.table, this.dialect, this.layout).fill(1, this.size);
-			print("%n## %s, %s layout, %,d rows (filled in %.0f s; load average %s)%n", this.dialect.id(),
-					this.layout.name().toLowerCase(), this.size, ScaleBenchmark.seconds(start), ScaleBenchmark.loadAverage());
+			print("%n## %s, %s layout, %,d rows, new keys %s (filled in %.0f s; load average %s)%n", this.dialect.id(),
+					this.layout.name().toLowerCase(), this.size, this.uuidKeys ? "random UUIDs" : "mixed", ScaleBenchmark.seconds(start), ScaleBenchmark.loadAverage());
 			bytesPerRow();
 			batchClaims();
 			singleClaims();
@@ -159,9 +166,9 @@ public final class LayoutScale {
 		return (value != null) ? value : -1;
 	}
 
-	/** A new key: business-style after the table's newest, or a random UUID, alternately. */
+	/** A new key: business-style after the table's newest, or a random UUID, alternately; or a random UUID. */
 	private String newKey(int i) {
-		return (i % 2 == 0) ? "pay:2026-12-04:" + this.next++ : UUID.randomUUID().toString();
+		return (i % 2 == 0 && !this.uuidKeys) ? "pay:2026-12-04:" + this.next++ : UUID.randomUUID().toString();
 	}
 
 	private void batchClaims() throws SQLException {

@@ -49,6 +49,9 @@ public final class ListenerMethod {
 
 	private final boolean outputs;
 
+	/** The method's generic signature, named in messages of every delivery: rendered once. */
+	private final String name;
+
 	private ListenerMethod(Method method, KeySource keySource, String prefix, @Nullable String scope,
 			KeyValidator validator, KafkaEndpoint endpoint, ClaimMode mode, Duration lease, boolean fingerprints,
 			ScopeOwners owners, boolean outputs) {
@@ -63,6 +66,7 @@ public final class ListenerMethod {
 		this.fingerprints = fingerprints;
 		this.owners = owners;
 		this.outputs = outputs;
+		this.name = method.toGenericString();
 	}
 
 	/**
@@ -201,7 +205,7 @@ public final class ListenerMethod {
 
 	@Override
 	public String toString() {
-		return this.method.toGenericString();
+		return this.name;
 	}
 
 }
