@@ -46,6 +46,8 @@ final class Report {
 				"group commit (2b) × @IdempotentListener single records (2)"));
 		table.append(ratio(results, Variant.IDEMPOTENT_GROUP_COMMIT, Variant.PLAIN_BATCH_500_UNBATCHED,
 				"group commit (2b) × its ceiling, the plain batch listener writing record by record (1c), target ≥ 0.9"));
+		table.append(ratio(results, Variant.IDEMPOTENT_GROUP_COMMIT, Variant.PLAIN_BATCH_500_HAND_CLAIM,
+				"group commit (2b) × the same with a claim written by hand (1d)"));
 		table.append(ratio(results, Variant.IDEMPOTENT_BATCH_500, Variant.PLAIN_BATCH_500,
 				"batches of 500 (3b) × plain batch listener (1b), target ≥ 0.85"));
 		return table.toString();

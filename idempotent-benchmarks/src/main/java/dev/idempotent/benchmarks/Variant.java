@@ -12,6 +12,10 @@ enum Variant {
 			+ " (unbatched), one transaction per poll, no deduplication (group commit ceiling)",
 			Variants.PlainBatchUnbatched.class, 500, false),
 
+	PLAIN_BATCH_500_HAND_CLAIM("1d. = 1c after a claim written by hand: one multi-row INSERT of the poll's keys that"
+			+ " skips taken keys, the records whose key it inserted written (group commit's floor in this harness)",
+			Variants.PlainBatchHandClaim.class, 500, false),
+
 	IDEMPOTENT("2. @IdempotentListener, single records", Variants.Idempotent.class, 0, true),
 
 	IDEMPOTENT_GROUP_COMMIT("2b. = 2, group commit (idempotent.group-commit.enabled=true, code unchanged)",

@@ -136,6 +136,79 @@ final class Variants {
 
 	}
 
+	/**
+	 * 1d. = 1c with a claim written by hand, the least group commit must do in the same harness: per poll, one
+	 * multi-row INSERT of the poll's keys into the library's idempotency table that skips taken keys and returns the
+	 * ones it inserted (MariaDB {@code INSERT IGNORE ... RETURNING}, PostgreSQL {@code ON CONFLICT DO NOTHING
+	 * RETURNING}); only the records whose key it inserted are written, once each, in the same transaction. No read, no
+	 * FAILED rows, no error isolation, no metrics: a floor, not a design.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class PlainBatchHandClaim {
+
+		@Bean
+		ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
+				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
+			return Variants.batchFactory(configurer, consumers);
+		}
+
+		@Bean
+		Listener plainBatchHandClaimListener(BenchLedger ledger, TransactionTemplate transactions, JdbcTemplate jdbc,
+				Deliveries deliveries, @Value("${bench.group}") String scope) {
+			return new Listener(ledger, transactions, jdbc, deliveries, scope, BenchLedger.postgres(jdbc));
+		}
+
+		record Listener(BenchLedger ledger, TransactionTemplate transactions, JdbcTemplate jdbc, Deliveries deliveries,
+				String scope, boolean postgres) {
+
+			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}", containerFactory = "batchFactory",
+					properties = "max.poll.records=${bench.batch-size}")
+			public void on(List<ConsumerRecord<String, String>> records) {
+				this.transactions.executeWithoutResult((status) -> {
+					java.util.Set<String> inserted = claim(records);
+					for (ConsumerRecord<String, String> record : records) {
+						if (inserted.remove(key(record))) {
+							this.ledger.credit(key(record), record.value());
+						}
+					}
+				});
+				this.deliveries.delivered(records.size());
+			}
+
+			private java.util.Set<String> claim(List<ConsumerRecord<String, String>> records) {
+				java.sql.Timestamp now = java.sql.Timestamp.from(java.time.Instant.now());
+				List<Object> arguments = new java.util.ArrayList<>();
+				for (ConsumerRecord<String, String> record : records) {
+					arguments.add(this.scope);
+					arguments.add(key(record));
+					arguments.add(now);
+					arguments.add(now);
+				}
+				String sql = (this.postgres ? "INSERT INTO " : "INSERT IGNORE INTO ") + Benchmark.CLAIM_TABLE
+						+ " (scope, idempotency_key, status, attempts, created_at, updated_at) VALUES "
+						+ String.join(", ", java.util.Collections.nCopies(records.size(), "(?, ?, 1, 1, ?, ?)"))
+						+ (this.postgres ? " ON CONFLICT DO NOTHING" : "") + " RETURNING idempotency_key";
+				// execute, not executeQuery: mysql-connector-j refuses executeQuery for an INSERT, even with RETURNING
+				return this.jdbc.execute(sql, (java.sql.PreparedStatement ps) -> {
+					for (int i = 0; i < arguments.size(); i++) {
+						ps.setObject(i + 1, arguments.get(i));
+					}
+					java.util.Set<String> keys = new java.util.HashSet<>();
+					if (ps.execute()) {
+						try (java.sql.ResultSet rs = ps.getResultSet()) {
+							while (rs.next()) {
+								keys.add(rs.getString(1));
+							}
+						}
+					}
+					return keys;
+				});
+			}
+
+		}
+
+	}
+
 	/** 2. {@code @IdempotentListener}, one record per transaction (2b: with group commit). */
 	@Configuration(proxyBeanMethods = false)
 	static class Idempotent {

@@ -24,7 +24,7 @@ class BenchmarkSmokeTest {
 		for (Variant variant : Variant.values()) {
 			String row = rows.stream().filter((line) -> line.startsWith("| " + variant.title)).findFirst().orElseThrow();
 			String[] cells = row.split("\\|");
-			if (variant.library) {
+			if (variant.library || variant == Variant.PLAIN_BATCH_500_HAND_CLAIM) {
 				assertThat(cells[9].trim()).as("duplicates that took effect, %s", variant).isEqualTo("0");
 			}
 			assertThat(cells[10].trim()).as("orders missing, %s", variant).isEqualTo("0");

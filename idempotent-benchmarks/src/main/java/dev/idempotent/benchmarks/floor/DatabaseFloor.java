@@ -23,6 +23,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.benchmarks.BenchLedger;
 import dev.idempotent.benchmarks.layout.ClaimLayout;
 import dev.idempotent.jdbc.TableName;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The database floor of the ratios the benchmark targets: the database work alone of each shape, on plain JDBC, with
@@ -58,9 +59,15 @@ import dev.idempotent.jdbc.TableName;
  * <li>{@code batch_claim_returning}: the claim INSERT also returns the keys it inserted ({@code RETURNING}): the
  * library's statement;</li>
  * <li>{@code batch_claim_read}: a plain read of the batch's keys before that INSERT: the library's batch claim on
- * MariaDB (on PostgreSQL the library reads only the keys the INSERT skipped).</li>
+ * MariaDB (on PostgreSQL the library reads only the keys the INSERT skipped);</li>
+ * <li>{@code batch_hit_read}: the keys of {@code batch_claim_read} again, all hits, found by the plain read alone
+ * (MariaDB's library);</li>
+ * <li>{@code batch_hit_insert}: the same hits through the claim INSERT, which skips every key, and the reads that
+ * then decide them as the library does without a read first (MariaDB: a locking read per key; PostgreSQL: one plain
+ * read of the skipped keys, the library's own sequence).</li>
  * </ul>
- * Every key is new except in {@code hit} (the floor of a claim is an insert). Not published.
+ * Every key is new except in the hit shapes (the floor of a claim is an insert), which run on the table analyzed.
+ * Not published.
  * <pre>
  * java -Dloader.main=dev.idempotent.benchmarks.floor.DatabaseFloor \
  *   -cp idempotent-benchmarks/target/idempotent-benchmarks-0.1.0-SNAPSHOT.jar \
@@ -130,10 +137,13 @@ public final class DatabaseFloor {
 		for (Shape shape : Shape.values()) {
 			for (ClaimLayout layout : shape.claims ? layouts : layouts.subList(0, 1)) {
 				String run = shape.name().toLowerCase() + (shape.claims ? " [" + layout.name().toLowerCase() + "]" : "");
-				// a hit claims the keys its layout's single_claim claimed, in their table
-				Shape tables = (shape == Shape.HIT) ? Shape.SINGLE_CLAIM : shape;
-				if (shape != Shape.HIT) {
+				// a hit claims the keys that the shape it replays claimed just before, in their table
+				Shape tables = (shape.replays != null) ? shape.replays : shape;
+				if (shape.replays == null) {
 					createTables(layout);
+				}
+				else {
+					analyze(layout);
 				}
 				String variant = "floor-" + tables.name().toLowerCase() + "-" + layout.name().toLowerCase() + "-" + round;
 				long start = System.nanoTime();
@@ -160,6 +170,18 @@ public final class DatabaseFloor {
 			}
 		}
 		layout.create(this.dataSource, claimTable(layout), this.postgres);
+	}
+
+	/**
+	 * Give the claim table statistics before its keys are read again: PostgreSQL plans a read of many keys of a
+	 * table without them (created seconds before, not yet analyzed by autovacuum) as a scan of the whole scope.
+	 */
+	private void analyze(ClaimLayout layout) throws SQLException {
+		try (Connection connection = this.dataSource.getConnection();
+				java.sql.Statement statement = connection.createStatement()) {
+			connection.setAutoCommit(true);
+			statement.execute((this.postgres ? "ANALYZE " : "ANALYZE TABLE ") + claimTable(layout));
+		}
 	}
 
 	/** The records {@code 0..records-1}, thread {@code t} taking every {@code threads}-th, as two partitions would. */
@@ -220,6 +242,40 @@ public final class DatabaseFloor {
 				}
 				connection.commit();
 			}
+		}
+	}
+
+	private void batchHits(Connection connection, String variant, List<String> orders, Shape shape, Claims claims)
+			throws SQLException {
+		for (int from = 0; from < orders.size(); from += this.group) {
+			List<String> chunk = orders.subList(from, Math.min(orders.size(), from + this.group));
+			boolean allFound;
+			if (shape == Shape.BATCH_HIT_READ) {
+				try (PreparedStatement read = claims.prepareRead(connection, chunk.size(), false)) {
+					allFound = claims.read(read, variant, chunk) == chunk.size();
+				}
+			}
+			else {
+				try (PreparedStatement insert = claims.prepareInsert(connection, chunk.size(), true, true)) {
+					allFound = claims.insert(insert, variant, chunk, true) == 0;
+				}
+				if (this.postgres) {
+					try (PreparedStatement read = claims.prepareRead(connection, chunk.size(), false)) {
+						allFound &= claims.read(read, variant, chunk) == chunk.size();
+					}
+				}
+				else {
+					try (PreparedStatement read = claims.prepareRead(connection, 1, true)) {
+						for (String order : chunk) {
+							allFound &= claims.read(read, variant, List.of(order)) == 1;
+						}
+					}
+				}
+			}
+			if (!allFound) {
+				throw new IllegalStateException("The floor's batch of hits found a key new");
+			}
+			connection.commit();
 		}
 	}
 
@@ -284,15 +340,17 @@ public final class DatabaseFloor {
 		System.out.println();
 		for (ClaimLayout layout : layouts) {
 			String l = " [" + layout.name().toLowerCase() + "]";
-			System.out.printf("%s: group / single %.2f; group / group_plain %.2f; batch_claim / batch %.2f; batch_claim_returning / batch %.2f;"
-					+ " batch_claim_read / batch %.2f; single_claim / single_no_toggle %.2f; hit / single_claim %.2f%n",
+			System.out.printf("%s: group / single %.2f; group / group_plain %.2f; batch_claim / batch %.2f;"
+					+ " batch_claim_returning / batch %.2f; batch_claim_read / batch %.2f; single_claim / single_no_toggle"
+					+ " %.2f; hit / single_claim %.2f; batch_hit_read / batch_hit_insert %.2f%n",
 					layout.name().toLowerCase(), medians.get("group" + l) / medians.get("single"),
 					medians.get("group" + l) / medians.get("group_plain"),
 					medians.get("batch_claim" + l) / medians.get("batch"),
 					medians.get("batch_claim_returning" + l) / medians.get("batch"),
 					medians.get("batch_claim_read" + l) / medians.get("batch"),
 					medians.get("single_claim" + l) / medians.get("single_no_toggle"),
-					medians.get("hit" + l) / medians.get("single_claim" + l));
+					medians.get("hit" + l) / medians.get("single_claim" + l),
+					medians.get("batch_hit_read" + l) / medians.get("batch_hit_insert" + l));
 		}
 	}
 
@@ -395,6 +453,7 @@ public final class DatabaseFloor {
 				case SINGLE_NO_TOGGLE -> floor.single(connection, variant, orders, false, null);
 				case SINGLE_CLAIM -> floor.single(connection, variant, orders, false, this);
 				case HIT -> floor.hits(connection, variant, orders, this);
+				case BATCH_HIT_READ, BATCH_HIT_INSERT -> floor.batchHits(connection, variant, orders, shape, this);
 				default -> floor.grouped(connection, variant, orders, shape, this);
 			}
 		}
@@ -404,14 +463,20 @@ public final class DatabaseFloor {
 	/** The database work of one listener shape. */
 	private enum Shape {
 
-		SINGLE(false), SINGLE_NO_TOGGLE(false), SINGLE_CLAIM(true), HIT(true), GROUP_PLAIN(false), GROUP(true), BATCH(false),
-		BATCH_CLAIM(true), BATCH_CLAIM_SOURCE(true), BATCH_CLAIM_RETURNING(true), BATCH_CLAIM_READ(true);
+		SINGLE(false, null), SINGLE_NO_TOGGLE(false, null), SINGLE_CLAIM(true, null), HIT(true, SINGLE_CLAIM),
+		GROUP_PLAIN(false, null), GROUP(true, null), BATCH(false, null), BATCH_CLAIM(true, null),
+		BATCH_CLAIM_SOURCE(true, null), BATCH_CLAIM_RETURNING(true, null), BATCH_CLAIM_READ(true, null),
+		BATCH_HIT_READ(true, BATCH_CLAIM_READ), BATCH_HIT_INSERT(true, BATCH_CLAIM_READ);
 
 		/** Whether the shape claims, and so runs once per layout. */
 		final boolean claims;
 
-		Shape(boolean claims) {
+		/** The shape whose keys this one claims again, all hits, or {@code null}. */
+		final @Nullable Shape replays;
+
+		Shape(boolean claims, @Nullable Shape replays) {
 			this.claims = claims;
+			this.replays = replays;
 		}
 
 	}
