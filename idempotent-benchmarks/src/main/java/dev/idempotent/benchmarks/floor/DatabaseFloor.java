@@ -2,14 +2,9 @@ package dev.idempotent.benchmarks.floor;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
-import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +16,9 @@ import java.util.concurrent.Future;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.benchmarks.BenchLedger;
+import dev.idempotent.benchmarks.Options;
 import dev.idempotent.benchmarks.layout.ClaimLayout;
+import dev.idempotent.benchmarks.layout.LayoutClaims;
 import dev.idempotent.jdbc.TableName;
 import org.jspecify.annotations.Nullable;
 
@@ -100,11 +97,7 @@ public final class DatabaseFloor {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Map<String, String> options = new HashMap<>();
-		for (String arg : args) {
-			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
-			options.put(pair[0], (pair.length > 1) ? pair[1] : "true");
-		}
+		Map<String, String> options = Options.parse(args);
 		int threads = Integer.parseInt(options.getOrDefault("threads", "2"));
 		String url = options.getOrDefault("db-url", "jdbc:mysql://127.0.0.1:3306/test?rewriteBatchedStatements=true");
 		boolean postgres = url.startsWith("jdbc:postgresql:");
@@ -197,7 +190,7 @@ public final class DatabaseFloor {
 				Callable<Void> work = () -> {
 					try (Connection connection = this.dataSource.getConnection()) {
 						connection.setAutoCommit(shape == Shape.SINGLE);
-						new Claims(layout, claimTable(layout), this.postgres).run(this, shape, connection, variant, orders);
+						run(shape, new LayoutClaims(layout, claimTable(layout), this.postgres), connection, variant, orders);
 					}
 					return null;
 				};
@@ -213,10 +206,10 @@ public final class DatabaseFloor {
 	}
 
 	private void single(Connection connection, String variant, List<String> orders, boolean toggle,
-			Claims claims) throws SQLException {
+			LayoutClaims claims) throws SQLException {
 		try (PreparedStatement ledger = connection.prepareStatement(LEDGER);
 				PreparedStatement outbox = connection.prepareStatement(OUTBOX);
-				PreparedStatement claim = (claims != null) ? claims.prepareSingleInsert(connection) : null) {
+				PreparedStatement claim = (claims != null) ? prepareSingleInsert(connection, claims) : null) {
 			for (String order : orders) {
 				if (toggle) {
 					connection.setAutoCommit(false);
@@ -233,8 +226,9 @@ public final class DatabaseFloor {
 		}
 	}
 
-	private void hits(Connection connection, String variant, List<String> orders, Claims claims) throws SQLException {
-		try (PreparedStatement claim = claims.prepareSingleInsert(connection);
+	private void hits(Connection connection, String variant, List<String> orders, LayoutClaims claims)
+			throws SQLException {
+		try (PreparedStatement claim = prepareSingleInsert(connection, claims);
 				PreparedStatement read = claims.prepareRead(connection, 1, !this.postgres)) {
 			for (String order : orders) {
 				if (claims.insert(claim, variant, List.of(order), true) != 0 || claims.read(read, variant, List.of(order)) != 1) {
@@ -245,7 +239,7 @@ public final class DatabaseFloor {
 		}
 	}
 
-	private void batchHits(Connection connection, String variant, List<String> orders, Shape shape, Claims claims)
+	private void batchHits(Connection connection, String variant, List<String> orders, Shape shape, LayoutClaims claims)
 			throws SQLException {
 		for (int from = 0; from < orders.size(); from += this.group) {
 			List<String> chunk = orders.subList(from, Math.min(orders.size(), from + this.group));
@@ -279,7 +273,7 @@ public final class DatabaseFloor {
 		}
 	}
 
-	private void grouped(Connection connection, String variant, List<String> orders, Shape shape, Claims claims)
+	private void grouped(Connection connection, String variant, List<String> orders, Shape shape, LayoutClaims claims)
 			throws SQLException {
 		boolean batched = shape != Shape.GROUP && shape != Shape.GROUP_PLAIN;
 		try (PreparedStatement ledger = connection.prepareStatement(LEDGER);
@@ -287,7 +281,7 @@ public final class DatabaseFloor {
 			for (int from = 0; from < orders.size(); from += this.group) {
 				List<String> chunk = orders.subList(from, Math.min(orders.size(), from + this.group));
 				if (shape.claims) {
-					claims.claimChunk(connection, shape, variant, chunk);
+					claimChunk(connection, claims, shape, variant, chunk);
 				}
 				for (String order : chunk) {
 					if (batched) {
@@ -326,8 +320,8 @@ public final class DatabaseFloor {
 
 	private static void print(Map<String, List<Double>> rates, int records, int threads, int group, String database,
 			List<ClaimLayout> layouts) {
-		System.out.printf("%n%s, %,d records, %d threads, groups and batches of %d; records/s, median of %d rounds (range)%n%n",
-				database, records, threads, group, rates.values().iterator().next().size());
+		System.out.printf("%n%s, %,d records, %d threads, groups and batches of %d; records/s, median of %d rounds"
+				+ " (range)%n%n", database, records, threads, group, rates.values().iterator().next().size());
 		System.out.println("| shape | records/s | range |");
 		System.out.println("|---|---|---|");
 		Map<String, Double> medians = new LinkedHashMap<>();
@@ -354,110 +348,45 @@ public final class DatabaseFloor {
 		}
 	}
 
-	/** The claim statements of one layout on one database, as the shapes word them. */
-	private record Claims(ClaimLayout layout, TableName table, boolean postgres) {
+	/**
+	 * The library's single claim INSERT: with the source columns, {@code RETURNING} on MariaDB (where it tells a
+	 * skipped row from an inserted one), an update count on PostgreSQL.
+	 */
+	private PreparedStatement prepareSingleInsert(Connection connection, LayoutClaims claims) throws SQLException {
+		return claims.prepareInsert(connection, 1, true, !this.postgres);
+	}
 
-		/**
-		 * A multi-row claim INSERT that skips taken keys: the least one (the columns the DDL requires), or with the
-		 * source columns, or also returning the inserted keys.
-		 */
-		PreparedStatement prepareInsert(Connection connection, int rows, boolean source, boolean returning)
-				throws SQLException {
-			String row = "(" + this.layout.keyPlaceholders() + ", 1, 1, " + (source ? "?, ?, ?, " : "") + "?, ?)";
-			String sql = (this.postgres ? "INSERT INTO " : "INSERT IGNORE INTO ") + this.table + " ("
-					+ this.layout.keyColumns() + ", status, attempts, "
-					+ (source ? "source_topic, source_partition, source_offset, " : "") + "created_at, updated_at) VALUES "
-					+ String.join(", ", Collections.nCopies(rows, row))
-					+ (this.postgres ? " ON CONFLICT (" + this.layout.uniqueColumns() + ") DO NOTHING" : "")
-					+ (returning ? " RETURNING " + this.layout.uniqueColumns() : "");
-			return connection.prepareStatement(sql);
-		}
-
-		/**
-		 * The library's single claim INSERT: with the source columns, {@code RETURNING} on MariaDB (where it tells a
-		 * skipped row from an inserted one), an update count on PostgreSQL.
-		 */
-		PreparedStatement prepareSingleInsert(Connection connection) throws SQLException {
-			return prepareInsert(connection, 1, true, !this.postgres);
-		}
-
-		/** Run a claim INSERT; returns the rows it inserted. */
-		int insert(PreparedStatement ps, String scope, List<String> keys, boolean source) throws SQLException {
-			Timestamp now = Timestamp.valueOf(LocalDateTime.now());
-			int index = 1;
-			for (String key : keys) {
-				index = this.layout.bindKey(ps, index, scope, key);
-				if (source) {
-					ps.setString(index++, "bench");
-					ps.setInt(index++, 0);
-					ps.setLong(index++, key.hashCode() & 0xffffffL);
-				}
-				ps.setTimestamp(index++, now);
-				ps.setTimestamp(index++, now);
-			}
-			if (!ps.execute()) {
-				return ps.getUpdateCount();
-			}
-			int inserted = 0;
-			try (ResultSet rs = ps.getResultSet()) {
-				while (rs.next()) {
-					inserted++;
-				}
-			}
-			return inserted;
-		}
-
-		/** A read of the rows of several keys, a locking read or a plain one, as the library reads them. */
-		PreparedStatement prepareRead(Connection connection, int keys, boolean locking) throws SQLException {
-			return connection.prepareStatement("SELECT idempotency_key, status, created_at, source_topic,"
-					+ " source_partition, source_offset FROM " + this.table + " WHERE " + this.layout.lookup(keys)
-					+ (locking ? " LOCK IN SHARE MODE" : ""));
-		}
-
-		/** Run a read; returns the rows it found. */
-		int read(PreparedStatement ps, String scope, List<String> keys) throws SQLException {
-			this.layout.bindLookup(ps, 1, scope, keys);
-			int found = 0;
-			try (ResultSet rs = ps.executeQuery()) {
-				while (rs.next()) {
-					found++;
-				}
-			}
-			return found;
-		}
-
-		/** The claim of a chunk of new keys, as the shape words it. */
-		void claimChunk(Connection connection, Shape shape, String scope, List<String> keys) throws SQLException {
-			boolean source = shape == Shape.BATCH_CLAIM_SOURCE || shape == Shape.BATCH_CLAIM_RETURNING
-					|| shape == Shape.BATCH_CLAIM_READ;
-			boolean returning = shape == Shape.BATCH_CLAIM_RETURNING || shape == Shape.BATCH_CLAIM_READ;
-			if (shape == Shape.BATCH_CLAIM_READ) {
-				try (PreparedStatement read = prepareRead(connection, keys.size(), false)) {
-					if (read(read, scope, keys) != 0) {
-						throw new IllegalStateException("The floor's keys were taken");
-					}
-				}
-			}
-			try (PreparedStatement insert = prepareInsert(connection, keys.size(), source, returning)) {
-				int inserted = insert(insert, scope, keys, source);
-				if (inserted != keys.size()) {
-					throw new IllegalStateException("The floor's claim inserted " + inserted + " of " + keys.size());
+	/** The claim of a chunk of new keys, as the shape words it. */
+	private static void claimChunk(Connection connection, LayoutClaims claims, Shape shape, String scope,
+			List<String> keys) throws SQLException {
+		boolean source = shape == Shape.BATCH_CLAIM_SOURCE || shape == Shape.BATCH_CLAIM_RETURNING
+				|| shape == Shape.BATCH_CLAIM_READ;
+		boolean returning = shape == Shape.BATCH_CLAIM_RETURNING || shape == Shape.BATCH_CLAIM_READ;
+		if (shape == Shape.BATCH_CLAIM_READ) {
+			try (PreparedStatement read = claims.prepareRead(connection, keys.size(), false)) {
+				if (claims.read(read, scope, keys) != 0) {
+					throw new IllegalStateException("The floor's keys were taken");
 				}
 			}
 		}
-
-		void run(DatabaseFloor floor, Shape shape, Connection connection, String variant, List<String> orders)
-				throws SQLException {
-			switch (shape) {
-				case SINGLE -> floor.single(connection, variant, orders, true, null);
-				case SINGLE_NO_TOGGLE -> floor.single(connection, variant, orders, false, null);
-				case SINGLE_CLAIM -> floor.single(connection, variant, orders, false, this);
-				case HIT -> floor.hits(connection, variant, orders, this);
-				case BATCH_HIT_READ, BATCH_HIT_INSERT -> floor.batchHits(connection, variant, orders, shape, this);
-				default -> floor.grouped(connection, variant, orders, shape, this);
+		try (PreparedStatement insert = claims.prepareInsert(connection, keys.size(), source, returning)) {
+			int inserted = claims.insert(insert, scope, keys, source);
+			if (inserted != keys.size()) {
+				throw new IllegalStateException("The floor's claim inserted " + inserted + " of " + keys.size());
 			}
 		}
+	}
 
+	private void run(Shape shape, LayoutClaims claims, Connection connection, String variant, List<String> orders)
+			throws SQLException {
+		switch (shape) {
+			case SINGLE -> single(connection, variant, orders, true, null);
+			case SINGLE_NO_TOGGLE -> single(connection, variant, orders, false, null);
+			case SINGLE_CLAIM -> single(connection, variant, orders, false, claims);
+			case HIT -> hits(connection, variant, orders, claims);
+			case BATCH_HIT_READ, BATCH_HIT_INSERT -> batchHits(connection, variant, orders, shape, claims);
+			default -> grouped(connection, variant, orders, shape, claims);
+		}
 	}
 
 	/** The database work of one listener shape. */

@@ -8,14 +8,15 @@ import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotent.benchmarks.Options;
 import dev.idempotent.benchmarks.layout.ClaimLayout;
+import dev.idempotent.benchmarks.layout.LayoutClaims;
 import dev.idempotent.jdbc.SqlDialect;
 import dev.idempotent.jdbc.TableName;
 
@@ -31,7 +32,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * after {@code ANALYZE TABLE}; PostgreSQL {@code pg_table_size}, {@code pg_relation_size} of each index);</li>
  * <li><b>batch claims</b>: 100 transactions of 500 new keys of one scope ({@code --keys=mixed}, the default: half
  * business-style keys that follow the table's newest, {@code pay:<date>:<n>}, half random UUIDs; {@code --keys=uuid}:
- * all random UUIDs, so that the shipped layout's index has no locality either); MariaDB: a plain read of the keys, then one
+ * all random UUIDs, so that the shipped layout's index has no locality either); MariaDB: a plain read of the keys,
+ * then one
  * {@code INSERT IGNORE ... RETURNING}; PostgreSQL: one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING};</li>
  * <li><b>single claims</b>: 2,000 new keys of the same mix, one claim INSERT and one commit each;</li>
  * <li><b>hits</b>: 2,000 existing keys picked by random id: the claim INSERT finds the key, the row is read (a
@@ -70,6 +72,8 @@ public final class LayoutScale {
 
 	private final TableName table;
 
+	private final LayoutClaims claims;
+
 	private final long size;
 
 	/** Whether new keys are all random UUIDs, or every other one business-style. */
@@ -86,16 +90,13 @@ public final class LayoutScale {
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.layout = layout;
 		this.table = new TableName("layout_" + layout.name().toLowerCase());
+		this.claims = new LayoutClaims(layout, this.table, dialect == SqlDialect.POSTGRESQL);
 		this.size = size;
 		this.next = size + 1;
 	}
 
 	public static void main(String[] args) throws Exception {
-		Map<String, String> options = new HashMap<>();
-		for (String arg : args) {
-			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
-			options.put(pair[0], (pair.length > 1) ? pair[1] : "true");
-		}
+		Map<String, String> options = Options.parse(args);
 		SqlDialect dialect = SqlDialect.fromId(options.getOrDefault("db", "mariadb"));
 		long size = Long.parseLong(options.getOrDefault("size", "10000000"));
 		ScaleBenchmark.createDatabase(dialect, options);
@@ -117,7 +118,8 @@ public final class LayoutScale {
 			long start = System.nanoTime();
 			new ScaleFill(this.jdbc, this.table, this.dialect, this.layout).fill(1, this.size);
 			print("%n## %s, %s layout, %,d rows, new keys %s (filled in %.0f s; load average %s)%n", this.dialect.id(),
-					this.layout.name().toLowerCase(), this.size, this.uuidKeys ? "random UUIDs" : "mixed", ScaleBenchmark.seconds(start), ScaleBenchmark.loadAverage());
+					this.layout.name().toLowerCase(), this.size, this.uuidKeys ? "random UUIDs" : "mixed",
+					ScaleBenchmark.seconds(start), ScaleBenchmark.loadAverage());
 			bytesPerRow();
 			batchClaims();
 			singleClaims();
@@ -142,7 +144,8 @@ public final class LayoutScale {
 		long data;
 		long indexes;
 		long unique;
-		String uniqueName = "uk_" + this.table.simpleName() + ((this.layout == ClaimLayout.DIGEST) ? "_digest" : "_scope_key");
+		String uniqueName = "uk_" + this.table.simpleName()
+				+ ((this.layout == ClaimLayout.DIGEST) ? "_digest" : "_scope_key");
 		if (this.dialect == SqlDialect.POSTGRESQL) {
 			data = number("SELECT pg_table_size('" + this.table + "')");
 			indexes = number("SELECT pg_indexes_size('" + this.table + "')");
@@ -238,32 +241,10 @@ public final class LayoutScale {
 		return insert(connection, SCOPE, keys);
 	}
 
-	/** The library's claim INSERT of several keys of a scope; returns the rows it inserted. */
+	/** The library's claim INSERT of several keys of a scope, returning the inserted keys; the rows it inserted. */
 	private int insert(Connection connection, String scope, List<String> keys) throws SQLException {
-		boolean postgres = this.dialect == SqlDialect.POSTGRESQL;
-		String row = "(" + this.layout.keyPlaceholders() + ", 1, 1, 'payments', 3, ?, ?, ?)";
-		String sql = (postgres ? "INSERT INTO " : "INSERT IGNORE INTO ") + this.table + " (" + this.layout.keyColumns()
-				+ ", status, attempts, source_topic, source_partition, source_offset, created_at, updated_at) VALUES "
-				+ String.join(", ", Collections.nCopies(keys.size(), row))
-				+ (postgres ? " ON CONFLICT (" + this.layout.uniqueColumns() + ") DO NOTHING" : "")
-				+ " RETURNING " + this.layout.uniqueColumns();
-		Timestamp now = Timestamp.valueOf(LocalDateTime.now());
-		try (PreparedStatement ps = connection.prepareStatement(sql)) {
-			int index = 1;
-			for (String key : keys) {
-				index = this.layout.bindKey(ps, index, scope, key);
-				ps.setLong(index++, 42);
-				ps.setTimestamp(index++, now);
-				ps.setTimestamp(index++, now);
-			}
-			require(ps.execute(), "the INSERT returned no result set");
-			int inserted = 0;
-			try (ResultSet rs = ps.getResultSet()) {
-				while (rs.next()) {
-					inserted++;
-				}
-			}
-			return inserted;
+		try (PreparedStatement ps = this.claims.prepareInsert(connection, keys.size(), true, true)) {
+			return this.claims.insert(ps, scope, keys, true);
 		}
 	}
 
@@ -271,19 +252,10 @@ public final class LayoutScale {
 		return read(connection, SCOPE, keys, locking);
 	}
 
-	/** The library's read of the rows of keys of a scope; returns the rows found. */
+	/** The library's read of the rows of keys of a scope; the rows it found. */
 	private int read(Connection connection, String scope, List<String> keys, boolean locking) throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement("SELECT idempotency_key, status, created_at, source_topic,"
-				+ " source_partition, source_offset FROM " + this.table + " WHERE " + this.layout.lookup(keys.size())
-				+ (locking ? " LOCK IN SHARE MODE" : ""))) {
-			this.layout.bindLookup(ps, 1, scope, keys);
-			int found = 0;
-			try (ResultSet rs = ps.executeQuery()) {
-				while (rs.next()) {
-					found++;
-				}
-			}
-			return found;
+		try (PreparedStatement ps = this.claims.prepareRead(connection, keys.size(), locking)) {
+			return this.claims.read(ps, scope, keys);
 		}
 	}
 

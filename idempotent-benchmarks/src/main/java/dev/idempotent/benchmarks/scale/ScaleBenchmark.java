@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -21,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotent.audit.ClaimTableCheck;
+import dev.idempotent.benchmarks.Options;
 import dev.idempotent.claim.ClaimOutcome;
 import dev.idempotent.claim.ClaimRequest;
 import dev.idempotent.claim.DeliverySource;
@@ -85,11 +85,7 @@ public final class ScaleBenchmark {
 	}
 
 	public static void main(String[] args) throws Throwable {
-		Map<String, String> options = new HashMap<>();
-		for (String arg : args) {
-			String[] pair = arg.replaceFirst("^--", "").split("=", 2);
-			options.put(pair[0], (pair.length > 1) ? pair[1] : "true");
-		}
+		Map<String, String> options = Options.parse(args);
 		SqlDialect dialect = SqlDialect.fromId(options.getOrDefault("db", "mariadb"));
 		createDatabase(dialect, options);
 		try (HikariDataSource dataSource = pool(dialect, options, url(dialect, options, "scale"))) {
