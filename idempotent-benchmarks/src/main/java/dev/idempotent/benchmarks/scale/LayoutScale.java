@@ -33,8 +33,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * <li><b>batch claims</b>: 100 transactions of 500 new keys of one scope ({@code --keys=mixed}, the default: half
  * business-style keys that follow the table's newest, {@code pay:<date>:<n>}, half random UUIDs; {@code --keys=uuid}:
  * all random UUIDs, so that the shipped layout's index has no locality either); MariaDB: a plain read of the keys,
- * then one
- * {@code INSERT IGNORE ... RETURNING}; PostgreSQL: one {@code INSERT ... ON CONFLICT DO NOTHING RETURNING};</li>
+ * then one {@code INSERT IGNORE ... RETURNING}; PostgreSQL: one {@code INSERT ... ON CONFLICT DO NOTHING
+ * RETURNING};</li>
  * <li><b>single claims</b>: 2,000 new keys of the same mix, one claim INSERT and one commit each;</li>
  * <li><b>hits</b>: 2,000 existing keys picked by random id: the claim INSERT finds the key, the row is read (a
  * locking read on MariaDB), commit;</li>
