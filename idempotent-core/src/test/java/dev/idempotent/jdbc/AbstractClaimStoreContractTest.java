@@ -249,7 +249,8 @@ public abstract class AbstractClaimStoreContractTest {
 	void keysCompareByteForByteInABatchAndAreStoredAsSent() throws Throwable {
 		List<String> keys = new ArrayList<>(List.of("Order-A", "order-a", "a", "a ", " a", "café",
 				Normalizer.normalize("café", Normalizer.Form.NFD), "\uD83D\uDE00", "NULL", "null", "\"quoted\"",
-				"back\\slash", "{braces}", "a,b", "'single'", "tab\there", "\uD83D\uDCB0".repeat(KeyValidator.DEFAULT_MAX_LENGTH)));
+				"back\\slash", "{braces}", "a,b", "'single'", "tab\there",
+				"\uD83D\uDCB0".repeat(KeyValidator.DEFAULT_MAX_LENGTH)));
 		java.util.Collections.sort(keys);
 		List<ClaimRequest> requests = keys.stream().map(this::request).toList();
 
