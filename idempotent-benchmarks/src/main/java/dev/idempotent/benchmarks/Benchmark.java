@@ -357,12 +357,7 @@ public final class Benchmark {
 		}
 
 		static Settings parse(String... args) {
-			Map<String, String> options = new java.util.HashMap<>();
-			for (String arg : args) {
-				if (arg.startsWith("--") && arg.contains("=")) {
-					options.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
-				}
-			}
+			Map<String, String> options = Options.parse(args);
 			List<Variant> variants = options.containsKey("variants") ? Arrays.stream(options.get("variants").split(","))
 				.map((name) -> Variant.valueOf(name.trim().toUpperCase()))
 				.toList() : List.of(Variant.values());

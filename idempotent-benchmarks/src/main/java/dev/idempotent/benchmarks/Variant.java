@@ -10,11 +10,11 @@ enum Variant {
 
 	PLAIN_BATCH_500_UNBATCHED("1c. plain batch @KafkaListener, batches of 500, each record written as 1 writes it"
 			+ " (unbatched), one transaction per poll, no deduplication (group commit ceiling)",
-			Variants.PlainBatchUnbatched.class, 500, false),
+			Variants.PlainBatchRecordByRecord.class, 500, false),
 
 	PLAIN_BATCH_500_HAND_CLAIM("1d. = 1c after a claim written by hand: one multi-row INSERT of the poll's keys that"
 			+ " skips taken keys, the records whose key it inserted written (group commit's floor in this harness)",
-			Variants.PlainBatchHandClaim.class, 500, false),
+			Variants.PlainBatchRecordByRecord.class, 500, false, false, "--bench.hand-claim=true"),
 
 	IDEMPOTENT("2. @IdempotentListener, single records", Variants.Idempotent.class, 0, true),
 

@@ -1,13 +1,21 @@
 package dev.idempotent.benchmarks;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 
+import dev.idempotent.benchmarks.layout.ClaimLayout;
+import dev.idempotent.benchmarks.layout.LayoutClaims;
+import dev.idempotent.jdbc.TableName;
 import dev.idempotent.kafka.IdempotentListener;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Timer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -106,9 +114,14 @@ final class Variants {
 	 * 1c. A plain batch listener that writes each record of the poll as the single-record listener does (two
 	 * INSERTs, unbatched), all in one transaction per poll, no deduplication: the ceiling of group commit, which runs
 	 * the unchanged single-record listener once per record inside one transaction per group.
+	 * <p>1d ({@code bench.hand-claim=true}): the same with a claim written by hand, the least group commit must do in
+	 * the same harness: per poll, the least claim INSERT of the poll's keys into the library's idempotency table
+	 * ({@link LayoutClaims}, shipped layout), returning the keys it inserted; only the records whose key it inserted are
+	 * written, once each, in the same transaction. No read, no FAILED rows, no error isolation, no metrics: a floor, not
+	 * a design.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	static class PlainBatchUnbatched {
+	static class PlainBatchRecordByRecord {
 
 		@Bean
 		ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
@@ -117,57 +130,24 @@ final class Variants {
 		}
 
 		@Bean
-		Listener plainBatchUnbatchedListener(BenchLedger ledger, TransactionTemplate transactions,
-				Deliveries deliveries) {
-			return new Listener(ledger, transactions, deliveries);
-		}
-
-		record Listener(BenchLedger ledger, TransactionTemplate transactions, Deliveries deliveries) {
-
-			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}", containerFactory = "batchFactory",
-					properties = "max.poll.records=${bench.batch-size}")
-			public void on(List<ConsumerRecord<String, String>> records) {
-				this.transactions.executeWithoutResult((status) -> records
-					.forEach((record) -> this.ledger.credit(key(record), record.value())));
-				this.deliveries.delivered(records.size());
-			}
-
-		}
-
-	}
-
-	/**
-	 * 1d. = 1c with a claim written by hand, the least group commit must do in the same harness: per poll, one
-	 * multi-row INSERT of the poll's keys into the library's idempotency table that skips taken keys and returns the
-	 * ones it inserted (MariaDB {@code INSERT IGNORE ... RETURNING}, PostgreSQL {@code ON CONFLICT DO NOTHING
-	 * RETURNING}); only the records whose key it inserted are written, once each, in the same transaction. No read, no
-	 * FAILED rows, no error isolation, no metrics: a floor, not a design.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	static class PlainBatchHandClaim {
-
-		@Bean
-		ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
-				ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumers) {
-			return Variants.batchFactory(configurer, consumers);
-		}
-
-		@Bean
-		Listener plainBatchHandClaimListener(BenchLedger ledger, TransactionTemplate transactions, JdbcTemplate jdbc,
-				Deliveries deliveries, @Value("${bench.group}") String scope) {
-			return new Listener(ledger, transactions, jdbc, deliveries, scope, BenchLedger.postgres(jdbc));
+		Listener plainBatchRecordByRecordListener(BenchLedger ledger, TransactionTemplate transactions,
+				JdbcTemplate jdbc, Deliveries deliveries, @Value("${bench.group}") String scope,
+				@Value("${bench.hand-claim:false}") boolean handClaim) {
+			LayoutClaims claims = handClaim ? new LayoutClaims(ClaimLayout.TEXT, new TableName(Benchmark.CLAIM_TABLE),
+					BenchLedger.postgres(jdbc)) : null;
+			return new Listener(ledger, transactions, jdbc, deliveries, scope, claims);
 		}
 
 		record Listener(BenchLedger ledger, TransactionTemplate transactions, JdbcTemplate jdbc, Deliveries deliveries,
-				String scope, boolean postgres) {
+				String scope, @Nullable LayoutClaims claims) {
 
 			@KafkaListener(topics = "${bench.topic}", groupId = "${bench.group}", containerFactory = "batchFactory",
 					properties = "max.poll.records=${bench.batch-size}")
 			public void on(List<ConsumerRecord<String, String>> records) {
 				this.transactions.executeWithoutResult((status) -> {
-					java.util.Set<String> inserted = claim(records);
+					Set<String> inserted = (this.claims != null) ? claim(this.claims, records) : null;
 					for (ConsumerRecord<String, String> record : records) {
-						if (inserted.remove(key(record))) {
+						if (inserted == null || inserted.remove(key(record))) {
 							this.ledger.credit(key(record), record.value());
 						}
 					}
@@ -175,34 +155,14 @@ final class Variants {
 				this.deliveries.delivered(records.size());
 			}
 
-			private java.util.Set<String> claim(List<ConsumerRecord<String, String>> records) {
-				java.sql.Timestamp now = java.sql.Timestamp.from(java.time.Instant.now());
-				List<Object> arguments = new java.util.ArrayList<>();
-				for (ConsumerRecord<String, String> record : records) {
-					arguments.add(this.scope);
-					arguments.add(key(record));
-					arguments.add(now);
-					arguments.add(now);
-				}
-				String sql = (this.postgres ? "INSERT INTO " : "INSERT IGNORE INTO ") + Benchmark.CLAIM_TABLE
-						+ " (scope, idempotency_key, status, attempts, created_at, updated_at) VALUES "
-						+ String.join(", ", java.util.Collections.nCopies(records.size(), "(?, ?, 1, 1, ?, ?)"))
-						+ (this.postgres ? " ON CONFLICT DO NOTHING" : "") + " RETURNING idempotency_key";
-				// execute, not executeQuery: mysql-connector-j refuses executeQuery for an INSERT, even with RETURNING
-				return this.jdbc.execute(sql, (java.sql.PreparedStatement ps) -> {
-					for (int i = 0; i < arguments.size(); i++) {
-						ps.setObject(i + 1, arguments.get(i));
+			/** The keys of the records whose claim this poll inserted, on the transaction's connection. */
+			private Set<String> claim(LayoutClaims claims, List<ConsumerRecord<String, String>> records) {
+				List<String> keys = records.stream().map(Variants::key).toList();
+				return Objects.requireNonNull(this.jdbc.execute((Connection connection) -> {
+					try (PreparedStatement insert = claims.prepareInsert(connection, keys.size(), false, true)) {
+						return claims.insertedKeys(insert, this.scope, keys, false);
 					}
-					java.util.Set<String> keys = new java.util.HashSet<>();
-					if (ps.execute()) {
-						try (java.sql.ResultSet rs = ps.getResultSet()) {
-							while (rs.next()) {
-								keys.add(rs.getString(1));
-							}
-						}
-					}
-					return keys;
-				});
+				}));
 			}
 
 		}

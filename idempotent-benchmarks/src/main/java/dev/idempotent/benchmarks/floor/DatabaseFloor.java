@@ -96,6 +96,12 @@ public final class DatabaseFloor {
 		this.group = group;
 	}
 
+	/**
+	 * Run the floor and print its table.
+	 * @param args the options of the class comment
+	 * @throws Exception if the database cannot be reached, or a shape's outcome is not the one expected (a new key
+	 * found taken, a hit not found)
+	 */
 	public static void main(String[] args) throws Exception {
 		Map<String, String> options = Options.parse(args);
 		int threads = Integer.parseInt(options.getOrDefault("threads", "2"));

@@ -80,8 +80,9 @@ public enum ClaimLayout {
 	/**
 	 * Create the claim table of this layout, with the shipped (status, updated_at) index.
 	 * @param dataSource the database
-	 * @param table the table
+	 * @param table the table, which must not exist
 	 * @param postgres whether the database is PostgreSQL (otherwise MariaDB)
+	 * @throws org.springframework.dao.DataAccessException if a statement fails (the table exists, no privilege)
 	 */
 	public void create(DataSource dataSource, TableName table, boolean postgres) {
 		if (this == TEXT) {
@@ -127,8 +128,13 @@ public enum ClaimLayout {
 	}
 
 	/**
-	 * Bind the key columns of one row.
+	 * Bind the key columns of one row ({@link #keyColumns()}).
+	 * @param ps the statement
+	 * @param index the index of the row's first key parameter (1-based)
+	 * @param scope the scope
+	 * @param key the key
 	 * @return the next parameter index
+	 * @throws SQLException if a parameter cannot be bound
 	 */
 	public int bindKey(PreparedStatement ps, int index, String scope, String key) throws SQLException {
 		int next = index;
@@ -160,7 +166,12 @@ public enum ClaimLayout {
 
 	/**
 	 * Bind the parameters of {@link #lookup}.
+	 * @param ps the statement
+	 * @param index the index of the first parameter of the predicate (1-based)
+	 * @param scope the keys' scope
+	 * @param keys the keys, as many as the predicate was rendered for
 	 * @return the next parameter index
+	 * @throws SQLException if a parameter cannot be bound
 	 */
 	public int bindLookup(PreparedStatement ps, int index, String scope, List<String> keys) throws SQLException {
 		int next = index;

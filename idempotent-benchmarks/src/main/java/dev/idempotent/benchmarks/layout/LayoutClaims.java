@@ -1,5 +1,6 @@
 package dev.idempotent.benchmarks.layout;
 
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -7,7 +8,11 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import dev.idempotent.jdbc.TableName;
 
@@ -55,6 +60,45 @@ public record LayoutClaims(ClaimLayout layout, TableName table, boolean postgres
 	 * @throws SQLException on a database error
 	 */
 	public int insert(PreparedStatement ps, String scope, List<String> keys, boolean source) throws SQLException {
+		// execute, not executeQuery: mysql-connector-j refuses executeQuery for an INSERT, even with RETURNING
+		if (!bind(ps, scope, keys, source).execute()) {
+			return ps.getUpdateCount();
+		}
+		return count(ps.getResultSet());
+	}
+
+	/**
+	 * Run a claim INSERT of {@link #prepareInsert} that returns the inserted keys, for keys of one scope.
+	 * @param ps the statement, prepared with {@code returning} for as many rows as keys
+	 * @param scope the scope
+	 * @param keys the keys
+	 * @param source whether the statement writes the source columns
+	 * @return the keys it inserted, never {@code null}
+	 * @throws SQLException on a database error
+	 * @throws IllegalArgumentException if the statement returns no rows' keys (prepared without {@code returning})
+	 */
+	public Set<String> insertedKeys(PreparedStatement ps, String scope, List<String> keys, boolean source)
+			throws SQLException {
+		if (!bind(ps, scope, keys, source).execute()) {
+			throw new IllegalArgumentException("The claim INSERT was prepared without RETURNING");
+		}
+		Map<ByteBuffer, String> byDigest = new HashMap<>();
+		if (this.layout == ClaimLayout.DIGEST) {
+			keys.forEach((key) -> byDigest.put(ByteBuffer.wrap(ClaimLayout.digest(scope, key)), key));
+		}
+		Set<String> inserted = new HashSet<>();
+		try (ResultSet rs = ps.getResultSet()) {
+			while (rs.next()) {
+				// RETURNING scope, idempotency_key (text) or key_digest (digest)
+				inserted.add((this.layout == ClaimLayout.TEXT) ? rs.getString(2)
+						: byDigest.get(ByteBuffer.wrap(rs.getBytes(1))));
+			}
+		}
+		return inserted;
+	}
+
+	private PreparedStatement bind(PreparedStatement ps, String scope, List<String> keys, boolean source)
+			throws SQLException {
 		Timestamp now = Timestamp.valueOf(LocalDateTime.now());
 		int index = 1;
 		for (String key : keys) {
@@ -67,11 +111,7 @@ public record LayoutClaims(ClaimLayout layout, TableName table, boolean postgres
 			ps.setTimestamp(index++, now);
 			ps.setTimestamp(index++, now);
 		}
-		// execute, not executeQuery: mysql-connector-j refuses executeQuery for an INSERT, even with RETURNING
-		if (!ps.execute()) {
-			return ps.getUpdateCount();
-		}
-		return count(ps.getResultSet());
+		return ps;
 	}
 
 	/**

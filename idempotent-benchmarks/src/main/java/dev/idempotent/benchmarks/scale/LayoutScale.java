@@ -95,6 +95,12 @@ public final class LayoutScale {
 		this.next = size + 1;
 	}
 
+	/**
+	 * Run the comparison and print its figures.
+	 * @param args the options of the class comment
+	 * @throws Exception if the database cannot be reached, or a measurement's outcome is not the one expected (a new
+	 * key found taken, an existing key inserted)
+	 */
 	public static void main(String[] args) throws Exception {
 		Map<String, String> options = Options.parse(args);
 		SqlDialect dialect = SqlDialect.fromId(options.getOrDefault("db", "mariadb"));
